@@ -1,0 +1,278 @@
+"""The loaded project, and the catalogue that resolves names through scopes.
+
+A name used in an army list is looked up in that list, then in the lists it `uses`, then in its
+module, then in the core rules. References are matched by slug, so spelling differences in case or
+punctuation do not matter, but misspellings do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Generic, Iterator, TypeVar
+
+from .loader import Document
+from .model import (
+    ArmyList,
+    BuiltModel,
+    Model,
+    Module,
+    Record,
+    Section,
+    SpecialRule,
+    System,
+    Table,
+    Unit,
+    Upgrade,
+    UpgradeList,
+    Weapon,
+    WeaponList,
+    slugify,
+)
+from .problems import Location, Problem, error
+from .schema import build_document
+
+T = TypeVar("T")
+
+_RULE_USE = re.compile(r"^(?P<name>.*?)\s*(?:\((?P<value>[^()]*)\))?\s*$")
+
+
+@dataclass(frozen=True)
+class RuleUse:
+    """A special rule as a model, weapon or upgrade names it: 'Heavy Armour (2)'."""
+
+    name: str
+    value: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> RuleUse:
+        match = _RULE_USE.match(text)
+        assert match is not None  # the pattern matches every string
+        return cls(match["name"], match["value"])
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.value})" if self.value is not None else self.name
+
+
+@dataclass(frozen=True)
+class Found(Generic[T]):
+    """A thing found in a scope, with the key of the scope that defines it."""
+
+    item: T
+    scope: str
+
+
+@dataclass
+class Scope:
+    """The names one module or army list defines; `parents` are searched after it, in order."""
+
+    key: str
+    title: str
+    module: str
+    rules: dict[str, SpecialRule] = field(default_factory=dict)
+    weapon_lists: dict[str, WeaponList] = field(default_factory=dict)
+    weapons: dict[str, list[Weapon]] = field(default_factory=dict)
+    upgrade_lists: dict[str, UpgradeList] = field(default_factory=dict)
+    upgrades: dict[str, list[Upgrade]] = field(default_factory=dict)
+    units: dict[str, Unit] = field(default_factory=dict)
+    models: dict[str, list[Model]] = field(default_factory=dict)
+    built_models: dict[str, BuiltModel] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
+    parents: list[Scope] = field(default_factory=list)
+
+    def chain(self) -> Iterator[Scope]:
+        """This scope and every scope it falls back on, nearest first, each once."""
+        seen: set[str] = set()
+        stack = [self]
+        while stack:
+            scope = stack.pop(0)
+            if scope.key in seen:
+                continue
+            seen.add(scope.key)
+            yield scope
+            stack.extend(scope.parents)
+
+
+@dataclass(frozen=True)
+class ListEntry:
+    """An army list with the module it belongs to and the file it came from."""
+
+    module: str
+    army_list: ArmyList
+    file: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.module}/{self.army_list.id}"
+
+    @property
+    def page(self) -> str:
+        return self.army_list.page or f"{self.module}/army-lists/{self.army_list.id}"
+
+
+@dataclass
+class Project:
+    """Everything loaded from the data folder, built into records, with scopes for name lookups."""
+
+    system: System
+    system_file: str
+    modules: dict[str, Module]
+    module_files: dict[str, str]
+    lists: list[ListEntry]
+    scopes: dict[str, Scope]
+
+    def list_scope(self, entry: ListEntry) -> Scope:
+        return self.scopes[entry.key]
+
+    def module_scope(self, module_id: str) -> Scope:
+        return self.scopes[module_id]
+
+    @property
+    def core_modules(self) -> list[Module]:
+        return [m for m in self.modules.values() if m.core]
+
+    def ordered_modules(self) -> list[Module]:
+        """Core rules first, then the others by title: the order of navigation and landing pages."""
+        return sorted(self.modules.values(), key=lambda m: (not m.core, m.title.lower()))
+
+    def rule(self, use: str, scope: Scope) -> Found[SpecialRule] | None:
+        name = slugify(RuleUse.parse(use).name)
+        for s in scope.chain():
+            if name in s.rules:
+                return Found(s.rules[name], s.key)
+        return None
+
+    def find(self, table: str, name: str, scope: Scope) -> Found[object] | None:
+        """Look up a name in one of a scope's tables ('weapon_lists', 'upgrades', 'units', ...)."""
+        slug = slugify(name)
+        for s in scope.chain():
+            found = getattr(s, table).get(slug)
+            if found:
+                return Found(found, s.key)
+        return None
+
+    def names_in_scope(self, table: str, scope: Scope) -> list[str]:
+        names: list[str] = []
+        for s in scope.chain():
+            for value in getattr(s, table).values():
+                item = value[0] if isinstance(value, list) else value
+                names.append(item.title if isinstance(item, SpecialRule) else str(item.name))
+        return names
+
+
+def walk_sections(sections: tuple[Section, ...]) -> Iterator[Section]:
+    for section in sections:
+        yield section
+        yield from walk_sections(section.sections)
+
+
+def _add(table: dict[str, list[T]], name: str, item: T) -> None:
+    table.setdefault(slugify(name), []).append(item)
+
+
+def _index_list(scope: Scope, army_list: ArmyList) -> None:
+    for rule in army_list.special_rules:
+        scope.rules.setdefault(slugify(rule.name), rule)
+    for section in walk_sections(army_list.sections):
+        if section.unit is not None:
+            scope.units.setdefault(section.unit.id or slugify(section.unit.name), section.unit)
+            for model in section.unit.models:
+                _add(scope.models, model.name, model)
+        if section.weapon_list is not None:
+            wl = section.weapon_list
+            for key in {wl.id or slugify(wl.name), slugify(wl.name)}:
+                scope.weapon_lists.setdefault(key, wl)
+            for weapon in wl.weapons:
+                _add(scope.weapons, weapon.name, weapon)
+        if section.upgrade_list is not None:
+            ul = section.upgrade_list
+            for key in {ul.id or slugify(ul.name), slugify(ul.name)}:
+                scope.upgrade_lists.setdefault(key, ul)
+            for upgrade in ul.upgrades:
+                _add(scope.upgrades, upgrade.name, upgrade)
+        if section.built_model is not None:
+            scope.built_models.setdefault(slugify(section.built_model.name), section.built_model)
+        if section.table is not None:
+            scope.tables.setdefault(section.table.id or slugify(section.table.name), section.table)
+
+
+def module_of(rel: str, data_dir: str) -> str:
+    """The module folder a data file sits in: `data/fracture/army-lists/x.yaml` → `fracture`."""
+    parts = PurePosixPath(rel).relative_to(data_dir).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, list[Problem]]:
+    """Build records from loaded documents and link their scopes; returns every problem found."""
+    problems: list[Problem] = []
+    systems: list[tuple[System, str]] = []
+    modules: dict[str, Module] = {}
+    module_files: dict[str, str] = {}
+    folder_module: dict[str, str] = {}
+    lists: list[tuple[str, ArmyList, str]] = []
+    for document in documents:
+        kind, record, found = build_document(document.body, document.path)
+        problems.extend(found)
+        if record is None:
+            continue
+        folder = module_of(document.path, data_dir)
+        if isinstance(record, System):
+            systems.append((record, document.path))
+        elif isinstance(record, Module):
+            if record.id in modules:
+                problems.append(error(_loc(record), "duplicate", f"module '{record.id}' is also defined in {module_files[record.id]}"))
+                continue
+            if folder and folder in folder_module:
+                problems.append(error(_loc(record), "duplicate", f"folder '{folder}' already has a module file: {module_files[folder_module[folder]]}"))
+                continue
+            modules[record.id] = record
+            module_files[record.id] = document.path
+            folder_module[folder] = record.id
+        elif isinstance(record, ArmyList):
+            lists.append((folder, record, document.path))
+    if not systems:
+        problems.append(error(Location(f"{data_dir}/system.yaml", 0, 0), "missing", "no system file: the data folder needs a file with a top-level 'system' key"))
+        return None, problems
+    for extra, path in systems[1:]:
+        problems.append(error(_loc(extra), "duplicate", f"a second system is defined here; the first is in {systems[0][1]}"))
+    system, system_file = systems[0]
+
+    entries: list[ListEntry] = []
+    for folder, army_list, path in lists:
+        module_id = folder_module.get(folder)
+        if module_id is None:
+            problems.append(error(_loc(army_list), "missing", f"army list '{army_list.id}' is in folder '{folder}', which has no module.yaml"))
+            continue
+        entries.append(ListEntry(module_id, army_list, path))
+
+    scopes: dict[str, Scope] = {}
+    for module in modules.values():
+        scope = Scope(key=module.id, title=module.title, module=module.id)
+        for rule in module.special_rules:
+            scope.rules.setdefault(slugify(rule.name), rule)
+        for table in module.tables:
+            scope.tables.setdefault(table.id or slugify(table.name), table)
+        scopes[module.id] = scope
+    core = [scopes[m.id] for m in modules.values() if m.core]
+    for module in modules.values():
+        if not module.core:
+            scopes[module.id].parents.extend(core)
+    for entry in entries:
+        if entry.key in scopes:
+            problems.append(error(_loc(entry.army_list), "duplicate", f"army list id '{entry.army_list.id}' is used twice in module '{entry.module}'"))
+            continue
+        scope = Scope(key=entry.key, title=entry.army_list.name, module=entry.module)
+        _index_list(scope, entry.army_list)
+        scopes[entry.key] = scope
+    for entry in entries:
+        scope = scopes[entry.key]
+        for used in entry.army_list.uses:
+            if used in scopes:
+                scope.parents.append(scopes[used])
+        scope.parents.append(scopes[entry.module])
+    return Project(system, system_file, modules, module_files, entries, scopes), problems
+
+
+def _loc(record: Record) -> Location:
+    return record.loc

@@ -1,0 +1,175 @@
+"""The `cadence` command: the same pipeline as the plugin, from a terminal.
+
+Exit codes: 0 clean, 1 problems found, 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from .errata import apply_as_published
+from .pages import load_project
+from .problems import Severity
+from .report import FORMATS, format_problems
+
+EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def _project_root(path: str | None) -> Path:
+    return Path(path or ".").resolve()
+
+
+def _data_dir(root: Path) -> tuple[str, str]:
+    """The data and content folders named in the project's mkdocs.yml, or the defaults."""
+    from .project_config import read_folders
+
+    return read_folders(root)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    root = _project_root(args.project)
+    if not (root / "mkdocs.yml").is_file():
+        print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
+        return EXIT_USAGE
+    data_dir, content_dir = _data_dir(root)
+    with tempfile.TemporaryDirectory(prefix="cadence-check-") as scratch:
+        check_root = root
+        notes: list[str] = []
+        if args.as_published:
+            check_root, notes = apply_as_published(root, Path(scratch), data_dir, content_dir)
+        loaded = load_project(check_root, data_dir, content_dir)
+    for note in notes:
+        print(note, file=sys.stderr)
+    problems = loaded.problems
+    output = format_problems(problems, args.format)
+    if output:
+        print(output)
+    errors = [p for p in problems if p.severity is Severity.ERROR]
+    if any(p.code in ("missing", "io") for p in errors) and loaded.project is None:
+        return EXIT_USAGE
+    if errors or (args.strict and problems):
+        return EXIT_PROBLEMS
+    return EXIT_CLEAN
+
+
+def _mkdocs(args: list[str], cwd: Path) -> int:
+    return subprocess.call([sys.executable, "-m", "mkdocs", *args], cwd=cwd)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Build into a temporary folder beside the output and swap it in only when the build succeeds.
+
+    A failed or killed build leaves the previous site as it was.
+    """
+    root = _project_root(args.project)
+    if not (root / "mkdocs.yml").is_file():
+        print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
+        return EXIT_USAGE
+    out = (root / args.site_dir).resolve() if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-", dir=out.parent))
+    process: subprocess.Popen[bytes] | None = None
+
+    def stop(signum: int, _frame: object) -> None:
+        if process is not None and process.poll() is None:
+            process.terminate()
+        shutil.rmtree(staging, ignore_errors=True)
+        raise SystemExit(128 + signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        command = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(staging)]
+        if args.strict:
+            command.append("--strict")
+        if args.quiet:
+            command.append("--quiet")
+        process = subprocess.Popen(command, cwd=root)
+        code = process.wait()
+        if code != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            print("cadence: build failed; the previous site was left as it was", file=sys.stderr)
+            return EXIT_PROBLEMS
+        old = out.parent / f".{out.name}-old-{os.getpid()}"
+        if out.exists():
+            os.replace(out, old)
+        os.replace(staging, out)
+        shutil.rmtree(old, ignore_errors=True)
+        return EXIT_CLEAN
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    root = _project_root(args.project)
+    if not (root / "mkdocs.yml").is_file():
+        print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
+        return EXIT_USAGE
+    return _mkdocs(["serve", "--dev-addr", args.dev_addr], root)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from .search import search_site
+
+    root = _project_root(args.project)
+    site = (root / args.site_dir) if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
+    index = site / "search" / "search_index.json"
+    if not index.is_file():
+        print(f"cadence: no search index at {index}; run 'cadence build' first", file=sys.stderr)
+        return EXIT_USAGE
+    results = search_site(index, " ".join(args.query), limit=args.limit)
+    if not results:
+        print("no results")
+        return EXIT_PROBLEMS
+    for number, result in enumerate(results, 1):
+        print(f"{number}. {result.title}  ({result.location})")
+        if result.snippet:
+            print(f"   {result.snippet}")
+    return EXIT_CLEAN
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cadence", description="Check, build, serve and search a rules reference site.")
+    p.add_argument("--project", "-C", help="project folder (default: the current directory)")
+    sub = p.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="check the data and content; exit 1 when problems are found")
+    check.add_argument("--format", choices=FORMATS, default="text")
+    check.add_argument("--strict", action="store_true", help="warnings count as problems")
+    check.add_argument("--as-published", action="store_true", help="put back what the sources printed (from the errata) and check that")
+    build = sub.add_parser("build", help="build the site atomically into the site folder")
+    build.add_argument("--site-dir", default="site")
+    build.add_argument("--strict", action="store_true")
+    build.add_argument("--quiet", "-q", action="store_true")
+    serve = sub.add_parser("serve", help="serve the site with live reload")
+    serve.add_argument("--dev-addr", default="127.0.0.1:8000")
+    search = sub.add_parser("search", help="search the built site's index")
+    search.add_argument("query", nargs="+")
+    search.add_argument("--site-dir", default="site")
+    search.add_argument("--limit", type=int, default=5)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code not in (0, None) else EXIT_CLEAN
+    commands = {"check": cmd_check, "build": cmd_build, "serve": cmd_serve, "search": cmd_search}
+    try:
+        return commands[args.command](args)
+    except OSError as exc:
+        print(f"cadence: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

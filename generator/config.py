@@ -1,0 +1,17 @@
+"""The MkDocs plugin's options."""
+
+from __future__ import annotations
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+
+
+class RulesConfig(Config):
+    data_dir = c.Type(str, default="data")
+    """Folder of YAML data, relative to mkdocs.yml."""
+
+    templates_dir = c.Type(str, default="overrides/templates")
+    """Folder whose Jinja templates override the generator's own (same file names)."""
+
+    nav = c.Type(bool, default=True)
+    """Build the navigation from module metadata when mkdocs.yml has no `nav`."""

@@ -1,0 +1,48 @@
+"""Put back what the sources printed, from the errata, in a scratch copy of the project.
+
+`cadence check --as-published` checks that copy: every erratum that corrects a mistake must then
+show up as a problem, which proves the checker catches the sources' real mistakes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .catalogue import assemble
+from .loader import load_directory
+from .model import Module
+
+
+def apply_as_published(root: Path, scratch: Path, data_dir: str, content_dir: str) -> tuple[Path, list[str]]:
+    """Copy data and content to `scratch` and apply every erratum's patch; returns the copy and notes."""
+    copy = scratch / "project"
+    for folder in (data_dir, content_dir):
+        shutil.copytree(root / folder, copy / folder)
+    documents, _ = load_directory(root, data_dir)
+    project, _ = assemble(documents, data_dir)
+    notes: list[str] = []
+    if project is None:
+        return copy, ["as-published: the data could not be loaded, so no errata were applied"]
+    base = (copy / data_dir).resolve()
+    applied = 0
+    for module in project.modules.values():
+        for erratum in _patched(module):
+            patch = erratum.as_published
+            assert patch is not None
+            target = (base / patch.file).resolve()
+            if copy.resolve() not in target.parents or not target.is_file():
+                notes.append(f"as-published: skipped an erratum of {module.id}: {patch.file} is not a project file")
+                continue
+            text = target.read_text(encoding="utf-8")
+            if text.count(patch.find) != 1:
+                notes.append(f"as-published: skipped an erratum of {module.id}: its text is not found exactly once in {patch.file}")
+                continue
+            target.write_text(text.replace(patch.find, patch.replace), encoding="utf-8")
+            applied += 1
+    notes.append(f"as-published: applied {applied} errata")
+    return copy, notes
+
+
+def _patched(module: Module) -> list:  # type: ignore[type-arg]
+    return [e for e in module.errata if e.as_published is not None]

@@ -1,0 +1,259 @@
+"""Read YAML files into raw records that remember file, line and column.
+
+Parse failures come back as problems, never as exceptions: a designer sees every broken file at once.
+Anchors, aliases and tags are refused outright: rules data never needs them, and they are how YAML
+documents blow up memory or smuggle in objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .problems import Location, Problem, error
+
+#: The largest data file we read, in bytes. Larger ones are refused with a located error.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+#: How deep mappings and lists may nest in one file.
+MAX_DEPTH = 40
+#: How many nodes (mappings, lists, scalars) one file may hold.
+MAX_NODES = 200_000
+
+
+class LocStr(str):
+    """A string from a data file that knows where it was written."""
+
+    loc: Location
+
+    def __new__(cls, value: str, loc: Location) -> LocStr:
+        self = super().__new__(cls, value)
+        self.loc = loc
+        return self
+
+
+class LocInt(int):
+    """A whole number from a data file that knows where it was written."""
+
+    loc: Location
+
+    def __new__(cls, value: int, loc: Location) -> LocInt:
+        self = super().__new__(cls, value)
+        self.loc = loc
+        return self
+
+
+class YMap(dict[str, Any]):
+    """A mapping from a data file, with the place of the mapping and of each key."""
+
+    loc: Location
+    key_locs: dict[str, Location]
+
+
+class YList(list[Any]):
+    """A list from a data file, with its place."""
+
+    loc: Location
+
+
+def loc_of(value: Any, default: Location) -> Location:
+    """Where a raw value was written, falling back to its container's place."""
+    return getattr(value, "loc", default)
+
+
+@dataclass(frozen=True)
+class Document:
+    """One loaded data file: its path relative to the project, and its top-level mapping."""
+
+    path: str
+    body: YMap
+
+
+class _Limits(Exception):
+    def __init__(self, node: Node, message: str) -> None:
+        self.node = node
+        self.message = message
+
+
+def _location(path: str, node: Node) -> Location:
+    mark = node.start_mark
+    return Location(path, mark.line + 1, mark.column + 1)
+
+
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_NULL = "tag:yaml.org,2002:null"
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+
+
+class _Builder:
+    """Turns a composed YAML node tree into located raw values, refusing duplicate keys."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.problems: list[Problem] = []
+        self.count = 0
+        self._constructor = yaml.SafeLoader("")
+
+    def build(self, node: Node, depth: int = 0) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise _Limits(node, f"the file holds more than {MAX_NODES} values")
+        if depth > MAX_DEPTH:
+            raise _Limits(node, f"data nests deeper than {MAX_DEPTH} levels")
+        loc = _location(self.path, node)
+        if isinstance(node, MappingNode):
+            if node.tag != _MAP:
+                raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
+            result = YMap()
+            result.loc = loc
+            result.key_locs = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, ScalarNode):
+                    raise _Limits(key_node, "a mapping key must be a plain name")
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise _Limits(key_node, "merge keys ('<<') are not allowed in rules data")
+                key = str(key_node.value)
+                key_loc = _location(self.path, key_node)
+                if key in result:
+                    first = result.key_locs[key]
+                    self.problems.append(
+                        error(key_loc, "duplicate-key", f"key '{key}' appears twice in this mapping (first at line {first.line})")
+                    )
+                    continue
+                result.key_locs[key] = key_loc
+                result[key] = self.build(value_node, depth + 1)
+            return result
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ:
+                raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
+            items = YList(self.build(item, depth + 1) for item in node.value)
+            items.loc = loc
+            return items
+        assert isinstance(node, ScalarNode)
+        if node.tag == _STR:
+            return LocStr(node.value, loc)
+        if node.tag == _INT:
+            return LocInt(self._constructor.construct_yaml_int(node), loc)
+        if node.tag in (_BOOL, _NULL, _FLOAT):
+            return self._constructor.construct_object(node)
+        raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
+
+
+class _Composer(yaml.SafeLoader):
+    """A safe loader that refuses anchors and aliases before anything is expanded."""
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise _AliasError(event.start_mark)
+        event = self.peek_event()
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise _AliasError(event.start_mark, anchor=True)
+        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+
+
+class _AliasError(Exception):
+    def __init__(self, mark: Any, anchor: bool = False) -> None:
+        self.mark = mark
+        self.anchor = anchor
+
+
+def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
+    """Read a project text file as UTF-8, turning every I/O failure into a located problem."""
+    where = Location(rel, 1, 1)
+    if path.is_dir():
+        return None, [error(where, "io", "expected a file but found a directory")]
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
+    if size > MAX_FILE_BYTES:
+        return None, [
+            error(where, "too-large", f"file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes", hint="split it into several files")
+        ]
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
+    try:
+        return raw.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        return None, [
+            error(Location(rel, line, column), "encoding", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8", hint="save the file as UTF-8")
+        ]
+
+
+def parse_yaml(text: str, rel: str) -> tuple[YMap | None, list[Problem]]:
+    """Parse one YAML document into located raw values; the top level must be a mapping."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        loader = _Composer(text)
+        try:
+            node = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except _AliasError as exc:
+        loc = Location(rel, exc.mark.line + 1, exc.mark.column + 1)
+        what = "anchors ('&name')" if exc.anchor else "aliases ('*name')"
+        return None, [error(loc, "yaml", f"YAML {what} are not allowed in rules data", hint="write the value out in full")]
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = Location(rel, mark.line + 1, mark.column + 1) if mark else Location(rel, 1, 1)
+        message = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.problem:
+            message = f"{exc.problem} ({exc.context})"
+        return None, [error(loc, "yaml", f"invalid YAML: {message}")]
+    except yaml.YAMLError as exc:
+        return None, [error(Location(rel, 1, 1), "yaml", f"invalid YAML: {exc}")]
+    except RecursionError:
+        return None, [error(Location(rel, 1, 1), "too-deep", f"data nests deeper than {MAX_DEPTH} levels")]
+    if node is None:
+        return None, [error(Location(rel, 1, 1), "empty", "the file is empty", hint="remove it or give it a top-level key")]
+    builder = _Builder(rel)
+    try:
+        value = builder.build(node)
+    except _Limits as exc:
+        return None, [*builder.problems, error(_location(rel, exc.node), "yaml", exc.message)]
+    if not isinstance(value, YMap):
+        return None, [*builder.problems, error(_location(rel, node), "type", "the top level of a data file must be a mapping")]
+    return value, builder.problems
+
+
+def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
+    text, problems = read_text(path, rel)
+    if text is None:
+        return None, problems
+    body, problems = parse_yaml(text, rel)
+    if body is None:
+        return None, problems
+    return Document(rel, body), problems
+
+
+def load_directory(root: Path, data_dir: str) -> tuple[list[Document], list[Problem]]:
+    """Load every `.yaml`/`.yml` file under the data folder, in a stable order."""
+    base = root / data_dir
+    if not base.is_dir():
+        return [], [error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist")]
+    documents: list[Document] = []
+    problems: list[Problem] = []
+    for path in sorted(p for p in base.rglob("*") if p.suffix in (".yaml", ".yml")):
+        rel = path.relative_to(root).as_posix()
+        if "schema" in path.relative_to(base).parts[:1]:
+            continue
+        document, found = load_file(path, rel)
+        problems.extend(found)
+        if document is not None:
+            documents.append(document)
+    return documents, problems

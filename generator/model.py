@@ -1,0 +1,475 @@
+"""The rules model: frozen, keyword-only records in the game's own terms.
+
+These classes are also the schema of the data files: `schema.py` builds them from raw records
+(reporting every problem with its place) and derives the JSON Schema for editors from them. So a
+field added here is at once read, checked and offered for completion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from markdown.extensions.toc import slugify as _toc_slugify
+
+from .problems import Location
+
+NOWHERE = Location("", 0, 0)
+
+#: A profile value as written in the data: `6"`, `3+`, `4`, `-`, `d6`, `X`, `*`.
+ProfileValue = int | str
+
+
+def slugify(name: str) -> str:
+    """The id or anchor for a name, exactly as MkDocs' table of contents makes heading anchors."""
+    return _toc_slugify(str(name), "-")
+
+
+def doc(text: str, **extra: Any) -> Any:
+    """Field metadata: the description shown to editors, and schema extras."""
+    return {"doc": text, **extra}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """Every record remembers where its mapping was written."""
+
+    loc: Location = field(default=NOWHERE, compare=False, repr=False, metadata={"internal": True})
+
+
+# --- the game system -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValueForm(Record):
+    pattern: str = field(metadata=doc("A regular expression the whole value must match."))
+    example: str = field(default="", metadata=doc("An example, shown in error messages."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Column(Record):
+    key: str = field(metadata=doc("The key used in profiles, e.g. 'mov'.", slug=True))
+    label: str = field(metadata=doc("The column header, e.g. 'Mov'."))
+    name: str = field(default="", metadata=doc("The attribute's full name, e.g. 'Movement'."))
+    forms: tuple[str, ...] = field(metadata=doc("Names of the value forms this column accepts."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Profiles(Record):
+    model: tuple[Column, ...] = field(metadata=doc("Model profile columns, in table order."))
+    weapon: tuple[Column, ...] = field(metadata=doc("Weapon profile columns, in table order."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class LandingPages(Record):
+    released: str | None = field(default=None, metadata=doc("Page listing released modules."))
+    in_development: str | None = field(default=None, metadata=doc("Page listing modules in development."))
+    changes: str | None = field(default=None, metadata=doc("Page of recent changes."))
+    rules_index: str | None = field(default=None, metadata=doc("Page indexing every special rule."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Change(Record):
+    section: str = field(metadata=doc("The heading the changes are listed under."))
+    items: tuple[str, ...] = field(metadata=doc("Markdown, one entry each (nested lists allowed)."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class System(Record):
+    id: str = field(metadata=doc("The system's slug.", slug=True))
+    name: str = field(metadata=doc("The system's name, shown as the site title."))
+    summary: str = field(default="", metadata=doc("One paragraph about the system (Markdown)."))
+    value_forms: dict[str, ValueForm] = field(metadata=doc("How profile values are written."))
+    profiles: Profiles = field(metadata=doc("Model and weapon profile columns."))
+    landing_pages: LandingPages = field(default_factory=LandingPages, metadata=doc("Generated landing pages."))
+    changes: tuple[Change, ...] = field(default=(), metadata=doc("Site-wide change entries."))
+
+
+# --- modules ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecialRule(Record):
+    name: str = field(metadata=doc("The rule's name without its parameter, e.g. 'Heavy Armour'."))
+    id: str = field(default="", metadata=doc("Anchor; the slug of the name when omitted.", slug=True))
+    parameter: str | None = field(default=None, metadata=doc("The parameter's letter, e.g. 'X', when the rule takes a value."))
+    kind: Literal["unit", "weapon"] = field(metadata=doc("Whether the rule applies to units or to weapons."))
+    cost: str | None = field(default=None, metadata=doc("What using it costs, shown after the name, e.g. '1 Cmd'."))
+    text: str = field(metadata=doc("The rule, in Markdown; [[Rule]] links to another rule."))
+    optional: bool = field(default=False, metadata=doc("Offered for players to give their own units; not reported when nothing uses it."))
+
+    @property
+    def title(self) -> str:
+        title = f"{self.name} ({self.parameter})" if self.parameter else self.name
+        return f"{title} ({self.cost})" if self.cost else title
+
+
+@dataclass(frozen=True, kw_only=True)
+class Range(Record):
+    min: int | None = field(default=None, metadata=doc("Least."))
+    max: int | None = field(default=None, metadata=doc("Most."))
+    shared_with: tuple[str, ...] = field(default=(), metadata=doc("Other units counted against the same limit."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Table(Record):
+    id: str = field(default="", metadata=doc("Id used by `[% table MODULE/ID %]`.", slug=True))
+    name: str = field(metadata=doc("The table's name (its heading in army lists)."))
+    text: str = field(default="", metadata=doc("Markdown shown before the table."))
+    dice: str | None = field(default=None, metadata=doc("The dice rolled on the table, e.g. 'd6'; makes the first column a roll."))
+    columns: tuple[str, ...] = field(metadata=doc("Column headers."))
+    rows: tuple[tuple[ProfileValue, ...], ...] = field(metadata=doc("Rows, one value per column (Markdown)."))
+    results: Range | None = field(default=None, metadata=doc("Results the roll column covers, when not every result of the dice (e.g. 1-12)."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Licence(Record):
+    name: str = field(metadata=doc("Licence name, e.g. 'CC BY 4.0'."))
+    url: str = field(default="", metadata=doc("Where the licence text is."))
+    notice: str = field(default="", metadata=doc("Attribution and changes made (Markdown)."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Currency(Record):
+    name: str = field(metadata=doc("What costs are counted in: points, dollars, credits."))
+    label: str = field(metadata=doc("The cost column header."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Terms(Record):
+    model: str = field(default="Model", metadata=doc("Header of the model column."))
+    weapon: str = field(default="Weapon", metadata=doc("Header of the weapon column."))
+    upgrade: str = field(default="Upgrade", metadata=doc("Header of the upgrade column."))
+    effect: str = field(default="Effect", metadata=doc("Header of the upgrade effect column."))
+    rules: str = field(default="Special Rules", metadata=doc("Header of the special rules column."))
+    count: str = field(default="Count", metadata=doc("Header of the model count column."))
+    type: str = field(default="Type", metadata=doc("Header of the upgrade type column."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Category(Record):
+    id: str = field(metadata=doc("Category id used by units.", slug=True))
+    name: str = field(metadata=doc("Category name."))
+    min_share: int | None = field(default=None, metadata=doc("Least share of the army's points, in percent."))
+    max_share: int | None = field(default=None, metadata=doc("Greatest share of the army's points, in percent."))
+    counts_as: str | None = field(default=None, metadata=doc("Another category whose share this one counts towards."))
+    min_game_points: int | None = field(default=None, metadata=doc("Only used in games of at least this many points."))
+    note: str = field(default="", metadata=doc("Anything else about the category (Markdown)."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameSize(Record):
+    name: str = field(metadata=doc("Name of the game size."))
+    points: ProfileValue = field(metadata=doc("Points (or a range such as '500-1000')."))
+    battlefield: str = field(default="", metadata=doc("Recommended battlefield."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Surcharge(Record):
+    min_upgrades: int = field(metadata=doc("Applies to built models with at least this many upgrades."))
+    points: int = field(metadata=doc("Cost added."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostRules(Record):
+    surcharges: tuple[Surcharge, ...] = field(default=(), metadata=doc("The largest one that applies is added."))
+    weapons_count_as_upgrades: bool = field(default=False, metadata=doc("Weapons count as upgrades for multiplied costs and surcharges."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reinforcements(Record):
+    points: int = field(metadata=doc("Points of reinforcements."))
+    from_round: int | None = field(default=None, metadata=doc("First round they may arrive."))
+    text: str = field(default="", metadata=doc("How they work (Markdown)."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArmyBuilding(Record):
+    budget: int | None = field(default=None, metadata=doc("Total an army may spend."))
+    max_units: int | None = field(default=None, metadata=doc("Most units (or ships, cars) an army may have."))
+    per_item_budget: int | None = field(default=None, metadata=doc("Most one unit may cost with its gear."))
+    pooled_budget_per_item: int | None = field(default=None, metadata=doc("Extra budget per unit, spendable on any unit's gear."))
+    typical_size: ProfileValue | None = field(default=None, metadata=doc("Usual number of units, e.g. '3-6'."))
+    reinforcements: Reinforcements | None = field(default=None, metadata=doc("Reinforcements arriving later in the game."))
+    categories: tuple[Category, ...] = field(default=(), metadata=doc("Unit categories and their shares."))
+    game_sizes: tuple[GameSize, ...] = field(default=(), metadata=doc("Recommended game sizes."))
+    cost: CostRules | None = field(default=None, metadata=doc("How built models are priced."))
+    text: str = field(default="", metadata=doc("Other army-building rules (Markdown)."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErratumPatch(Record):
+    file: str = field(metadata=doc("Data file, relative to the data folder."))
+    find: str = field(metadata=doc("Text of the corrected data; must occur exactly once."))
+    replace: str = field(metadata=doc("Text the source printed."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Erratum(Record):
+    page: str = field(metadata=doc("Site path where it shows, without .html."))
+    anchor: str | None = field(default=None, metadata=doc("Section anchor on that page."))
+    published: str = field(metadata=doc("What the source printed."))
+    corrected: str = field(metadata=doc("What we publish."))
+    why: str = field(metadata=doc("Why the two differ."))
+    as_published: ErratumPatch | None = field(default=None, metadata=doc("How to put the printed version back."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Module(Record):
+    id: str = field(metadata=doc("Module slug; also its URL folder.", slug=True))
+    title: str = field(metadata=doc("Module title."))
+    core: bool = field(default=False, metadata=doc("True for the core rules: their rules are in every scope."))
+    status: Literal["released", "in-development"] = field(default="released", metadata=doc("Release status."))
+    summary: str = field(default="", metadata=doc("One paragraph for the landing pages (Markdown)."))
+    rounds: int | None = field(default=None, metadata=doc("Rounds a game lasts."))
+    battlefield: str = field(default="", metadata=doc("Battlefield size."))
+    licence: Licence | None = field(default=None, metadata=doc("Licence and attribution."))
+    currency: Currency | None = field(default=None, metadata=doc("What costs are counted in."))
+    terms: Terms = field(default_factory=Terms, metadata=doc("Table headers in the module's own words."))
+    army_building: ArmyBuilding | None = field(default=None, metadata=doc("Army-building rules."))
+    pages: tuple[str, ...] = field(default=(), metadata=doc("Pages in navigation order (site paths without .md)."))
+    special_rules: tuple[SpecialRule, ...] = field(default=(), metadata=doc("Module-scope special rules."))
+    tables: tuple[Table, ...] = field(default=(), metadata=doc("Roll tables and other tables."))
+    errata: tuple[Erratum, ...] = field(default=(), metadata=doc("Where we publish other than the source printed."))
+    changes: tuple[Change, ...] = field(default=(), metadata=doc("Change entries for Recent Changes."))
+
+
+# --- army lists ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Mode(Record):
+    name: str = field(metadata=doc("Firing mode name, e.g. 'Overcharge'."))
+    profile: dict[str, ProfileValue] = field(metadata=doc("Weapon profile values by column key."))
+    rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Weapon(Record):
+    name: str = field(metadata=doc("Weapon name."))
+    id: str = field(default="", metadata=doc("Anchor; slug of the name when omitted.", slug=True))
+    parameter: str | None = field(default=None, metadata=doc("Parameter letter when the name takes a value, e.g. 'X'."))
+    profile: dict[str, ProfileValue] | None = field(default=None, metadata=doc("Weapon profile values by column key."))
+    rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
+    points: int | None = field(default=None, metadata=doc("Cost."))
+    modes: tuple[Mode, ...] = field(default=(), metadata=doc("Firing modes, when the weapon has several."))
+    footnote: str | None = field(default=None, metadata=doc("Explains a '*' value (Markdown)."))
+    pending: bool = field(default=False, metadata=doc("Named by the source, but its profile is not published yet."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeaponList(Record):
+    name: str = field(metadata=doc("List name, also its heading."))
+    id: str = field(default="", metadata=doc("List id; slug of the name when omitted.", slug=True))
+    label: str | None = field(default=None, metadata=doc("Header of the first column, when not the module's weapon term."))
+    weapons: tuple[Weapon, ...] = field(metadata=doc("The weapons."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Upgrade(Record):
+    name: str = field(metadata=doc("Upgrade name."))
+    id: str = field(default="", metadata=doc("Id; slug of the name when omitted.", slug=True))
+    type: str | None = field(default=None, metadata=doc("Upgrade type, e.g. 'Equipment'."))
+    effect: str = field(metadata=doc("What it does (Markdown)."))
+    points: ProfileValue | None = field(default=None, metadata=doc("Cost; '-' where none is printed."))
+    limit: str | None = field(default=None, metadata=doc("A limit on taking it, e.g. 'one per gang'."))
+    grants: tuple[str, ...] = field(default=(), metadata=doc("Special rules it gives."))
+    sets: dict[str, ProfileValue] = field(default_factory=dict, metadata=doc("Profile values it sets."))
+    cost_per_other_upgrade: bool = field(default=False, metadata=doc("Cost is multiplied by the number of other upgrades."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpgradeList(Record):
+    name: str = field(metadata=doc("List name, also its heading."))
+    id: str = field(default="", metadata=doc("List id; slug of the name when omitted.", slug=True))
+    label: str | None = field(default=None, metadata=doc("Header of the first column, when not the module's upgrade term."))
+    effect_label: str | None = field(default=None, metadata=doc("Header of the effect column."))
+    upgrades: tuple[Upgrade, ...] = field(metadata=doc("The upgrades."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Model(Record):
+    name: str = field(metadata=doc("Model name."))
+    profile: dict[str, ProfileValue] = field(metadata=doc("Profile values by column key."))
+    rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
+    points: int | None = field(default=None, metadata=doc("Cost per model."))
+    count: str | None = field(default=None, metadata=doc("Count shown in the table, e.g. '0-2'."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PerUnit(Record):
+    unit: str = field(metadata=doc("The unit that allows this one."))
+    max: int = field(default=1, metadata=doc("How many of this unit per such unit."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelLimit(Record):
+    model: str = field(metadata=doc("A model of the unit."))
+    max: int = field(metadata=doc("Most of that model in the unit."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Composition(Record):
+    text: str = field(default="", metadata=doc("The composition, in words (Markdown)."))
+    heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term."))
+    models: Range | None = field(default=None, metadata=doc("Models in the unit."))
+    per_army: Range | None = field(default=None, metadata=doc("Limit of this unit per army."))
+    per_unit: PerUnit | None = field(default=None, metadata=doc("One of this unit for every such unit."))
+    limits: tuple[ModelLimit, ...] = field(default=(), metadata=doc("Most of a given model in the unit."))
+    taken_in: int | None = field(default=None, metadata=doc("The unit is always taken in groups of this many."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeaponOption(Record):
+    lists: tuple[str, ...] = field(default=(), metadata=doc("Weapon lists to choose from."))
+    weapons: tuple[str, ...] = field(default=(), metadata=doc("Single weapons to choose from."))
+    models: Literal["one", "any", "all"] | None = field(default=None, metadata=doc("Which models the choice is for."))
+    min: int = field(default=0, metadata=doc("Least weapons chosen."))
+    max: int = field(default=1, metadata=doc("Most weapons chosen."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Swap(Record):
+    replace: str | tuple[str, ...] = field(metadata=doc("The weapon (or weapons, or weapon list) given up."))
+    with_: tuple[str, ...] = field(default=(), metadata=doc("Weapons that may replace it.", key="with"))
+    lists: tuple[str, ...] = field(default=(), metadata=doc("Weapon lists whose weapons may replace it."))
+    models: Literal["one", "any", "all"] | int = field(default="any", metadata=doc("Which models may swap: one, any, all, or how many."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelWeapons(Record):
+    model: str = field(metadata=doc("A model of the unit."))
+    fixed: tuple[str, ...] = field(metadata=doc("Weapons that model has instead of the unit's."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnitWeapons(Record):
+    text: str = field(default="", metadata=doc("The options, in words (Markdown)."))
+    fixed: tuple[str, ...] = field(default=(), metadata=doc("Weapons every model has."))
+    options: tuple[WeaponOption, ...] = field(default=(), metadata=doc("Choices per model."))
+    swaps: tuple[Swap, ...] = field(default=(), metadata=doc("Replacements."))
+    by_model: tuple[ModelWeapons, ...] = field(default=(), metadata=doc("Weapons particular models have."))
+    same: bool = field(default=False, metadata=doc("Every model of the unit carries the same weapons."))
+    total: Range | None = field(default=None, metadata=doc("How many weapons a model takes over all options."))
+    heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpgradeOption(Record):
+    name: str = field(metadata=doc("The upgrade."))
+    models: tuple[str, ...] = field(default=(), metadata=doc("Only these models of the unit may take it."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnitUpgrades(Record):
+    text: str = field(default="", metadata=doc("The options, in words (Markdown)."))
+    options: tuple[str | UpgradeOption, ...] = field(default=(), metadata=doc("Upgrades the unit may take (a name, or a name with the models that may take it)."))
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(o if isinstance(o, str) else o.name for o in self.options)
+    fixed: tuple[str, ...] = field(default=(), metadata=doc("Upgrades every model has."))
+    min: int | None = field(default=None, metadata=doc("Least upgrades taken from the options."))
+    max: int | None = field(default=None, metadata=doc("Most upgrades taken from the options."))
+    heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ability(Record):
+    name: str = field(metadata=doc("Ability name."))
+    cost: str = field(default="", metadata=doc("What it costs to use, e.g. '1 Command Point Reaction'."))
+    text: str = field(metadata=doc("What it does (Markdown)."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unit(Record):
+    name: str = field(metadata=doc("Unit name, also its heading."))
+    id: str = field(default="", metadata=doc("Id; slug of the name when omitted.", slug=True))
+    anchor: str | None = field(default=None, metadata=doc("Public anchor when not the slug of the name.", slug=True))
+    category: str | None = field(default=None, metadata=doc("Category id from the module's army building."))
+    intro: str = field(default="", metadata=doc("Markdown shown before the profile."))
+    models: tuple[Model, ...] = field(metadata=doc("The unit's models."))
+    composition: Composition | None = field(default=None, metadata=doc("How many models and units."))
+    weapons: UnitWeapons | None = field(default=None, metadata=doc("Weapon options."))
+    upgrades: UnitUpgrades | None = field(default=None, metadata=doc("Upgrade options."))
+    abilities: tuple[Ability, ...] = field(default=(), metadata=doc("Abilities and reactions."))
+    spending_cap: int | None = field(default=None, metadata=doc("Most a model may spend on weapons and upgrades."))
+    notes: str = field(default="", metadata=doc("Markdown after everything."))
+    headings: bool = field(default=False, metadata=doc("Give composition, weapons and upgrades their own headings."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Printed(Record):
+    name: str | None = field(default=None, metadata=doc("The name the source's summary prints, when shorter."))
+    points: int | None = field(default=None, metadata=doc("Points the source printed."))
+    profile: dict[str, ProfileValue] | None = field(default=None, metadata=doc("Profile the source printed."))
+    rules: tuple[str, ...] = field(default=(), metadata=doc("Rules the source printed."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuiltModel(Record):
+    name: str = field(metadata=doc("Model name."))
+    anchor: str | None = field(default=None, metadata=doc("Public anchor.", slug=True))
+    base: str = field(metadata=doc("The model it is built on."))
+    upgrades: tuple[str, ...] = field(default=(), metadata=doc("Upgrades, in order."))
+    weapons: tuple[str, ...] = field(default=(), metadata=doc("Weapons."))
+    printed: Printed | None = field(default=None, metadata=doc("What the source printed, checked against the computation."))
+    text: str = field(default="", metadata=doc("Markdown shown under its heading."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProfileSummary(Record):
+    name: str = field(metadata=doc("Heading of the summary."))
+    anchor: str | None = field(default=None, metadata=doc("Public anchor.", slug=True))
+    of: str | None = field(default=None, metadata=doc("Heading of the section whose built models it sums up; all of the list's when omitted."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Section(Record):
+    heading: str | None = field(default=None, metadata=doc("Heading; blocks default to their name."))
+    anchor: str | None = field(default=None, metadata=doc("Public anchor when not the slug of the heading.", slug=True))
+    text: str = field(default="", metadata=doc("Markdown under the heading."))
+    admonition: str | None = field(default=None, metadata=doc("Show the text as a note of this kind: note, warning, info."))
+    unit: Unit | None = field(default=None, metadata=doc("A unit."))
+    weapon_list: WeaponList | None = field(default=None, metadata=doc("A weapon list."))
+    upgrade_list: UpgradeList | None = field(default=None, metadata=doc("An upgrade list."))
+    table: Table | None = field(default=None, metadata=doc("A table."))
+    built_model: BuiltModel | None = field(default=None, metadata=doc("A model built from a base, upgrades and weapons."))
+    profile_summary: ProfileSummary | None = field(default=None, metadata=doc("A table of built models."))
+    special_rules: bool = field(default=False, metadata=doc("Show this list's special rules here."))
+    sections: tuple[Section, ...] = field(default=(), metadata=doc("Subsections, one heading level down."))
+
+    @property
+    def block(self) -> Any:
+        for name in BLOCKS:
+            value = getattr(self, name)
+            if value is not None:
+                return value
+        return None
+
+    @property
+    def title(self) -> str:
+        if self.heading:
+            return self.heading
+        block = self.block
+        return str(getattr(block, "name", "")) if block is not None else ""
+
+
+BLOCKS = ("unit", "weapon_list", "upgrade_list", "table", "built_model", "profile_summary")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArmyList(Record):
+    id: str = field(metadata=doc("List id.", slug=True))
+    name: str = field(metadata=doc("List name."))
+    title: str = field(default="", metadata=doc("Page title; the name when omitted."))
+    page: str = field(default="", metadata=doc("Site path of the page, without .md."))
+    intro: str = field(default="", metadata=doc("Markdown under the title."))
+    notice: str = field(default="", metadata=doc("A notice shown at the top (fan-made content)."))
+    uses: tuple[str, ...] = field(default=(), metadata=doc("Other lists ('module/list') whose contents are in scope."))
+    special_rules: tuple[SpecialRule, ...] = field(default=(), metadata=doc("This list's own special rules."))
+    sections: tuple[Section, ...] = field(default=(), metadata=doc("The page's sections, in order."))
+
+
+#: The kinds of data file, by their one top-level key.
+DOCUMENT_KINDS: dict[str, type[Record]] = {"system": System, "module": Module, "army_list": ArmyList}

@@ -1,0 +1,84 @@
+"""The MkDocs plugin: thin hooks that call the pipeline in `pages.py`, nothing else."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from .config import RulesConfig
+from .pages import Generated, Loaded, generate, load_project, navigation
+from .problems import Severity
+from .report import summary
+
+log = logging.getLogger("mkdocs.plugins.rules")
+
+
+class RulesPlugin(BasePlugin[RulesConfig]):
+    """Loads, checks and renders the rules data into the MkDocs build."""
+
+    def __init__(self) -> None:
+        self.loaded: Loaded | None = None
+        self.generated: Generated | None = None
+
+    def _root(self, config: MkDocsConfig) -> Path:
+        return Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+
+    @event_priority(50)
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """`config` event, early (50): load and check the data before anything else reads the nav.
+
+        Errors stop the build with one line each; warnings are logged, so `--strict` fails on them.
+        """
+        root = self._root(config)
+        content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
+        loaded = load_project(root, self.config.data_dir, content_dir)
+        for problem in loaded.problems:
+            if problem.severity is Severity.WARNING:
+                log.warning(str(problem))
+        if loaded.errors or loaded.project is None:
+            lines = [str(p) for p in loaded.errors]
+            raise PluginError("\n".join([*lines, f"rules data: {summary(loaded.problems)}"]))
+        templates = root / self.config.templates_dir
+        self.loaded = loaded
+        self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
+        if self.config.nav and not config.nav:
+            config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """`files` event: add every generated page as a generated file (never over a hand-written one)."""
+        assert self.generated is not None
+        for page, text in self.generated.pages.items():
+            uri = f"{page}.md"
+            existing = files.get_file_from_path(uri)
+            if existing is not None:
+                raise PluginError(f"{config.docs_dir}/{uri}: error[page-collision]: a hand-written page has the path of a generated page")
+            files.append(File.generated(config, uri, content=text))
+        return files
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages."""
+        assert self.generated is not None
+        if page.file.generated_by is not None:
+            return markdown
+        path = page.file.src_uri.removesuffix(".md")
+        text, problems = self.generated.expand(path, markdown)
+        if problems:
+            raise PluginError("\n".join(str(p) for p in problems))
+        return text
+
+    def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
+        """`serve` event: rebuild when a data file or a template override changes."""
+        root = self._root(config)
+        for folder in (self.config.data_dir, self.config.templates_dir):
+            if (root / folder).is_dir():
+                server.watch(str(root / folder))
+        return server

@@ -1,0 +1,139 @@
+"""Pure functions that compute costs and derived profiles.
+
+One cost function serves the site (which prints cost ranges and built profiles) and the checker
+(which compares them with what the source printed and with budgets), so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from .model import CostRules, Model, ProfileValue, Unit, Upgrade, Weapon, WeaponList
+
+
+@dataclass(frozen=True)
+class CostRange:
+    """The cheapest and dearest legal form of something, in the module's currency."""
+
+    low: int
+    high: int
+
+    def __add__(self, other: CostRange) -> CostRange:
+        return CostRange(self.low + other.low, self.high + other.high)
+
+    def times(self, low: int, high: int) -> CostRange:
+        return CostRange(self.low * low, self.high * high)
+
+    def __str__(self) -> str:
+        return str(self.low) if self.low == self.high else f"{self.low}–{self.high}"
+
+
+ZERO = CostRange(0, 0)
+
+
+@dataclass(frozen=True)
+class BuiltProfile:
+    """A built model's computed profile, special rules and points."""
+
+    profile: dict[str, ProfileValue]
+    rules: tuple[str, ...]
+    points: int
+    upgrade_count: int
+
+
+def cost(points: object) -> int:
+    """A printed cost as a number: a missing or non-numeric cost ('-') counts as nothing."""
+    return points if isinstance(points, int) and not isinstance(points, bool) else 0
+
+
+def upgrade_cost(upgrade: Upgrade, upgrade_count: int) -> int:
+    """An upgrade's cost on a model with `upgrade_count` upgrades in all (itself included)."""
+    points = cost(upgrade.points)
+    if upgrade.cost_per_other_upgrade:
+        return points * max(upgrade_count - 1, 0)
+    return points
+
+
+def surcharge(rules: CostRules | None, upgrade_count: int) -> int:
+    """The largest surcharge whose threshold the upgrade count reaches."""
+    if rules is None:
+        return 0
+    applicable = [s.points for s in rules.surcharges if upgrade_count >= s.min_upgrades]
+    return max(applicable, default=0)
+
+
+def build_model(base: Model, upgrades: Iterable[Upgrade], weapons: Iterable[Weapon], rules: CostRules | None) -> BuiltProfile:
+    """Apply upgrades to a base model in order: later upgrades override earlier values."""
+    upgrades = list(upgrades)
+    profile = dict(base.profile)
+    granted = list(base.rules)
+    for upgrade in upgrades:
+        profile.update(upgrade.sets)
+        for rule in upgrade.grants:
+            if rule not in granted:
+                granted.append(rule)
+    weapons = list(weapons)
+    count = len(upgrades) + (len(weapons) if rules is not None and rules.weapons_count_as_upgrades else 0)
+    points = (base.points or 0) + sum(upgrade_cost(u, count) for u in upgrades)
+    points += sum(w.points or 0 for w in weapons)
+    points += surcharge(rules, count)
+    return BuiltProfile(profile, tuple(granted), points, count)
+
+
+def unit_cost(
+    unit: Unit,
+    weapon_list: Callable[[str], WeaponList | None],
+    weapon: Callable[[str], Weapon | None],
+    upgrade: Callable[[str], Upgrade | None],
+) -> CostRange | None:
+    """The cost of the cheapest and the dearest legal form of a unit.
+
+    The cheapest takes the fewest models of the cheapest kind, the fewest and cheapest weapons and no
+    upgrades; the dearest takes the most models of the dearest kind, every weapon choice at its dearest,
+    the dearest swaps and every upgrade on every model. Units of several kinds of model are priced by
+    the cheapest and the dearest kind.
+    """
+    costs = [m.points for m in unit.models if m.points is not None]
+    if not costs:
+        return None
+    composition = unit.composition
+    size = composition.models if composition and composition.models else None
+    low_n = size.min if size and size.min is not None else 1
+    high_n = size.max if size and size.max is not None else low_n
+    per_model = CostRange(min(costs), max(costs))
+    if unit.weapons:
+        fixed = sum((w.points or 0) for name in unit.weapons.fixed if (w := weapon(name)) is not None)
+        per_model = per_model + CostRange(fixed, fixed)
+        for option in unit.weapons.options:
+            found = [wl for name in option.lists if (wl := weapon_list(name)) is not None]
+            costs = [w.points or 0 for wl in found for w in wl.weapons]
+            costs += [w.points or 0 for name in option.weapons if (w := weapon(name)) is not None]
+            if costs:
+                per_model = per_model + CostRange(min(costs) * option.min, max(costs) * option.max)
+    total = per_model.times(low_n, high_n)
+    if unit.weapons:
+        for swap in unit.weapons.swaps:
+            replaced = (swap.replace,) if isinstance(swap.replace, str) else swap.replace
+            given = [w.points or 0 for name in replaced if (w := weapon(name)) is not None]
+            for name in replaced:
+                if (wl := weapon_list(name)) is not None:
+                    given.append(min((w.points or 0 for w in wl.weapons), default=0))
+            given_cost = sum(given)
+            alternatives: list[int] = [w.points or 0 for name in swap.lists if (wl := weapon_list(name)) is not None for w in wl.weapons]
+            for name in swap.with_:
+                found_list = weapon_list(name)
+                if found_list is not None:
+                    alternatives.extend(w.points or 0 for w in found_list.weapons)
+                elif (w := weapon(name)) is not None:
+                    alternatives.append(w.points or 0)
+            if not alternatives:
+                continue
+            swappers = 1 if swap.models == "one" else swap.models if isinstance(swap.models, int) else high_n
+            total = total + CostRange(min(0, min(alternatives) - given_cost), max(0, max(alternatives) - given_cost) * swappers)
+    if unit.upgrades:
+        fixed_upgrades = sum(cost(u.points) for name in unit.upgrades.fixed if (u := upgrade(name)) is not None)
+        total = total + CostRange(fixed_upgrades * low_n, fixed_upgrades * high_n)
+        extra = sum(cost(u.points) for name in unit.upgrades.option_names if (u := upgrade(name)) is not None)
+        total = total + CostRange(0, extra * high_n)
+    return total

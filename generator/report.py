@@ -1,0 +1,57 @@
+"""Problems as text lines, JSON objects or GitHub Actions annotations."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from .problems import Problem, Severity
+
+FORMATS = ("text", "json", "github")
+
+
+def summary(problems: list[Problem]) -> str:
+    errors = sum(1 for p in problems if p.severity is Severity.ERROR)
+    warnings = len(problems) - errors
+    if not problems:
+        return "no problems found"
+    return f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+
+
+def _github_escape(text: str, property_value: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def format_problems(problems: Iterable[Problem], fmt: str = "text") -> str:
+    """All problems in one of FORMATS, sorted and stable; text ends with a summary line."""
+    ordered = sorted(problems, key=lambda p: p.sort_key)
+    if fmt == "json":
+        return "\n".join(
+            json.dumps(
+                {
+                    "path": p.location.path,
+                    "line": p.location.line,
+                    "column": p.location.column,
+                    "severity": p.severity.value,
+                    "code": p.code,
+                    "message": p.message,
+                    "hint": p.hint,
+                },
+                ensure_ascii=False,
+            )
+            for p in ordered
+        )
+    if fmt == "github":
+        lines = []
+        for p in ordered:
+            level = "error" if p.severity is Severity.ERROR else "warning"
+            message = p.message + (f" (hint: {p.hint})" if p.hint else "")
+            lines.append(
+                f"::{level} file={_github_escape(p.location.path, True)},line={p.location.line},col={p.location.column},"
+                f"title={_github_escape(p.code, True)}::{_github_escape(message)}"
+            )
+        return "\n".join(lines)
+    return "\n".join([*(str(p) for p in ordered), summary(ordered)])
