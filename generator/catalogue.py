@@ -8,9 +8,10 @@ punctuation do not matter, but misspellings do.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Generic, Iterator, TypeVar
+from typing import Generic, TypeVar
 
 from .loader import Document
 from .model import (
@@ -212,7 +213,7 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
     folder_module: dict[str, str] = {}
     lists: list[tuple[str, ArmyList, str]] = []
     for document in documents:
-        kind, record, found = build_document(document.body, document.path)
+        _kind, record, found = build_document(document.body, document.path)
         problems.extend(found)
         if record is None:
             continue
@@ -224,7 +225,9 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
                 problems.append(error(_loc(record), "duplicate", f"module '{record.id}' is also defined in {module_files[record.id]}"))
                 continue
             if folder and folder in folder_module:
-                problems.append(error(_loc(record), "duplicate", f"folder '{folder}' already has a module file: {module_files[folder_module[folder]]}"))
+                problems.append(
+                    error(_loc(record), "duplicate", f"folder '{folder}' already has a module file: {module_files[folder_module[folder]]}")
+                )
                 continue
             modules[record.id] = record
             module_files[record.id] = document.path
@@ -232,9 +235,15 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
         elif isinstance(record, ArmyList):
             lists.append((folder, record, document.path))
     if not systems:
-        problems.append(error(Location(f"{data_dir}/system.yaml", 0, 0), "missing", "no system file: the data folder needs a file with a top-level 'system' key"))
+        problems.append(
+            error(
+                Location(f"{data_dir}/system.yaml", 0, 0),
+                "missing",
+                "no system file: the data folder needs a file with a top-level 'system' key",
+            )
+        )
         return None, problems
-    for extra, path in systems[1:]:
+    for extra, _path in systems[1:]:
         problems.append(error(_loc(extra), "duplicate", f"a second system is defined here; the first is in {systems[0][1]}"))
     system, system_file = systems[0]
 
@@ -242,7 +251,9 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
     for folder, army_list, path in lists:
         module_id = folder_module.get(folder)
         if module_id is None:
-            problems.append(error(_loc(army_list), "missing", f"army list '{army_list.id}' is in folder '{folder}', which has no module.yaml"))
+            problems.append(
+                error(_loc(army_list), "missing", f"army list '{army_list.id}' is in folder '{folder}', which has no module.yaml")
+            )
             continue
         entries.append(ListEntry(module_id, army_list, path))
 
@@ -260,7 +271,9 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
             scopes[module.id].parents.extend(core)
     for entry in entries:
         if entry.key in scopes:
-            problems.append(error(_loc(entry.army_list), "duplicate", f"army list id '{entry.army_list.id}' is used twice in module '{entry.module}'"))
+            problems.append(
+                error(_loc(entry.army_list), "duplicate", f"army list id '{entry.army_list.id}' is used twice in module '{entry.module}'")
+            )
             continue
         scope = Scope(key=entry.key, title=entry.army_list.name, module=entry.module)
         _index_list(scope, entry.army_list)

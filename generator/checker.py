@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .catalogue import ListEntry, Project, RuleUse, Scope, walk_sections
 from .loader import loc_of
@@ -60,7 +61,9 @@ class Context:
         self.problems.append(warning(where, code, message, hint))
 
 
-def check_project(project: Project, content: dict[str, str], root: Path | None = None, data_dir: str = "data", content_dir: str = "content") -> list[Problem]:
+def check_project(
+    project: Project, content: dict[str, str], root: Path | None = None, data_dir: str = "data", content_dir: str = "content"
+) -> list[Problem]:
     """Run every check; `content` maps site paths of hand-written pages to their text."""
     ctx = Context(project, [], defaultdict(list), set(), set())
     check_system(ctx)
@@ -101,7 +104,12 @@ def check_system(ctx: Context) -> None:
             seen.add(column.key)
             for form in column.forms:
                 if form not in system.value_forms:
-                    ctx.err(_at(form, column), "unknown-form", f"column '{column.key}' names unknown value form '{form}'", did_you_mean(form, list(system.value_forms)))
+                    ctx.err(
+                        _at(form, column),
+                        "unknown-form",
+                        f"column '{column.key}' names unknown value form '{form}'",
+                        did_you_mean(form, list(system.value_forms)),
+                    )
 
 
 def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
@@ -118,7 +126,16 @@ def value_matches(project: Project, column: Column, value: ProfileValue) -> bool
     return False
 
 
-def check_profile(ctx: Context, profile: dict[str, ProfileValue] | None, kind: str, owner: Record, name: str, parameter: str | None = None, footnote: bool = False, partial: bool = False) -> None:
+def check_profile(
+    ctx: Context,
+    profile: dict[str, ProfileValue] | None,
+    kind: str,
+    owner: Record,
+    name: str,
+    parameter: str | None = None,
+    footnote: bool = False,
+    partial: bool = False,
+) -> None:
     if profile is None:
         if not partial:
             ctx.err(owner.loc, "missing-column", f"{name} has no profile")
@@ -127,7 +144,12 @@ def check_profile(ctx: Context, profile: dict[str, ProfileValue] | None, kind: s
     for key, value in profile.items():
         column = columns.get(key)
         if column is None:
-            ctx.err(_at(key, owner), "unknown-column", f"{name}: '{key}' is not a {kind} profile column", did_you_mean(key, list(columns)) or f"columns: {', '.join(columns)}")
+            ctx.err(
+                _at(key, owner),
+                "unknown-column",
+                f"{name}: '{key}' is not a {kind} profile column",
+                did_you_mean(key, list(columns)) or f"columns: {', '.join(columns)}",
+            )
             continue
         if parameter is not None and str(value) == parameter:
             continue
@@ -135,17 +157,29 @@ def check_profile(ctx: Context, profile: dict[str, ProfileValue] | None, kind: s
             continue
         if not value_matches(ctx.project, column, value):
             examples = [ctx.project.system.value_forms[f].example for f in column.forms if f in ctx.project.system.value_forms]
-            ctx.err(_at(value, owner), "value-form", f"{name}: {column.label} value {str(value)!r} is not written as {' or '.join(column.forms)}", f"write it like {' or '.join(e for e in examples if e)}")
+            ctx.err(
+                _at(value, owner),
+                "value-form",
+                f"{name}: {column.label} value {str(value)!r} is not written as {' or '.join(column.forms)}",
+                f"write it like {' or '.join(e for e in examples if e)}",
+            )
     if not partial:
         for key, column in columns.items():
             if key not in profile:
-                ctx.err(owner.loc, "missing-column", f"{name} has no {column.label} ({column.name or key}) value", f"add '{key}:' to its profile")
+                ctx.err(
+                    owner.loc,
+                    "missing-column",
+                    f"{name} has no {column.label} ({column.name or key}) value",
+                    f"add '{key}:' to its profile",
+                )
 
 
 # --- rules -----------------------------------------------------------------------------------------
 
 
-def check_rule_uses(ctx: Context, uses: Iterable[str], scope: Scope, owner: Record, name: str, page: str, kinds: tuple[str, ...] = ("unit", "weapon")) -> None:
+def check_rule_uses(
+    ctx: Context, uses: Iterable[str], scope: Scope, owner: Record, name: str, page: str, kinds: tuple[str, ...] = ("unit", "weapon")
+) -> None:
     for use in uses:
         parsed = RuleUse.parse(use)
         found = ctx.project.rule(use, scope)
@@ -157,9 +191,13 @@ def check_rule_uses(ctx: Context, uses: Iterable[str], scope: Scope, owner: Reco
         rule = found.item
         ctx.used_rules[(found.scope, slugify(rule.name))].append((page, where))
         if rule.name != parsed.name:
-            ctx.err(where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?")
+            ctx.err(
+                where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?"
+            )
         if rule.parameter and parsed.value is None:
-            ctx.err(where, "rule-arity", f"{name} uses '{rule.name}' without a value; the rule is {rule.title}", f"write '{rule.name} (value)'")
+            ctx.err(
+                where, "rule-arity", f"{name} uses '{rule.name}' without a value; the rule is {rule.title}", f"write '{rule.name} (value)'"
+            )
         elif not rule.parameter and parsed.value is not None:
             ctx.err(where, "rule-arity", f"{name} gives '{rule.name}' a value ({parsed.value}), but the rule takes none")
 
@@ -173,10 +211,14 @@ def check_special_rules(ctx: Context, rules: Iterable[SpecialRule], scope: Scope
     for rule in rules:
         key = slugify(rule.name)
         if key in seen:
-            ctx.err(rule.loc, "duplicate", f"special rule '{rule.name}' is defined twice in {scope.title} (first at line {seen[key].loc.line})")
+            ctx.err(
+                rule.loc, "duplicate", f"special rule '{rule.name}' is defined twice in {scope.title} (first at line {seen[key].loc.line})"
+            )
         seen[key] = rule
         if "(" in rule.name:
-            ctx.err(_at(rule.name, rule), "rule-name", f"special rule name '{rule.name}' has a parenthesis; put the parameter in 'parameter:'")
+            ctx.err(
+                _at(rule.name, rule), "rule-name", f"special rule name '{rule.name}' has a parenthesis; put the parameter in 'parameter:'"
+            )
         check_markdown(ctx, rule.text, scope, rule, page)
 
 
@@ -203,11 +245,20 @@ def check_module(ctx: Context, module: Module, content: dict[str, str], generate
     page = module.pages[0] if module.pages else f"{module.id}/index"
     check_special_rules(ctx, module.special_rules, scope, page)
     check_markdown(ctx, module.summary, scope, module, page)
-    for index, path in enumerate(module.pages):
+    for _index, path in enumerate(module.pages):
         if not SAFE_PAGE.match(path):
-            ctx.err(_at(path, module), "unsafe-path", f"page path {path!r} must be a relative site path of lowercase slugs, like 'fracture/missions'")
+            ctx.err(
+                _at(path, module),
+                "unsafe-path",
+                f"page path {path!r} must be a relative site path of lowercase slugs, like 'fracture/missions'",
+            )
         elif path not in content and path not in generated:
-            ctx.err(_at(path, module), "missing-page", f"module '{module.id}' lists page '{path}', but there is no content/{path}.md and no data generates it", did_you_mean(path, [*content, *generated]))
+            ctx.err(
+                _at(path, module),
+                "missing-page",
+                f"module '{module.id}' lists page '{path}', but there is no content/{path}.md and no data generates it",
+                did_you_mean(path, [*content, *generated]),
+            )
     seen_tables: set[str] = set()
     for table in module.tables:
         key = table.id or slugify(table.name)
@@ -219,22 +270,40 @@ def check_module(ctx: Context, module: Module, content: dict[str, str], generate
         ids = {c.id for c in module.army_building.categories}
         for category in module.army_building.categories:
             if category.counts_as and category.counts_as not in ids:
-                ctx.err(_at(category.counts_as, category), "unknown-category", f"category '{category.id}' counts as unknown category '{category.counts_as}'", did_you_mean(category.counts_as, list(ids)))
+                ctx.err(
+                    _at(category.counts_as, category),
+                    "unknown-category",
+                    f"category '{category.id}' counts as unknown category '{category.counts_as}'",
+                    did_you_mean(category.counts_as, list(ids)),
+                )
             if category.min_share is not None and category.max_share is not None and category.min_share > category.max_share:
-                ctx.err(category.loc, "share", f"category '{category.id}' needs at least {category.min_share}% but allows at most {category.max_share}%")
+                ctx.err(
+                    category.loc,
+                    "share",
+                    f"category '{category.id}' needs at least {category.min_share}% but allows at most {category.max_share}%",
+                )
         minimum = sum(c.min_share or 0 for c in module.army_building.categories)
         if minimum > 100:
             ctx.err(module.army_building.loc, "share", f"the categories' least shares add up to {minimum}%, more than a whole army")
     for erratum in module.errata:
         if erratum.page not in content and erratum.page not in generated:
-            ctx.err(_at(erratum.page, erratum), "missing-page", f"erratum points at page '{erratum.page}', which does not exist", did_you_mean(erratum.page, [*content, *generated]))
+            ctx.err(
+                _at(erratum.page, erratum),
+                "missing-page",
+                f"erratum points at page '{erratum.page}', which does not exist",
+                did_you_mean(erratum.page, [*content, *generated]),
+            )
 
 
 def check_table(ctx: Context, table: Table, scope: Scope, page: str) -> None:
     width = len(table.columns)
     for index, row in enumerate(table.rows):
         if len(row) != width:
-            ctx.err(_at(row[0] if row else table.name, table), "table-row", f"table '{table.name}' row {index + 1} has {len(row)} values for {width} columns")
+            ctx.err(
+                _at(row[0] if row else table.name, table),
+                "table-row",
+                f"table '{table.name}' row {index + 1} has {len(row)} values for {width} columns",
+            )
         for value in row:
             check_markdown(ctx, str(value), scope, table, page)
     if table.dice:
@@ -293,7 +362,7 @@ def check_roll_ranges(ctx: Context, table: Table) -> None:
 def _ranges(numbers: list[int]) -> str:
     parts: list[str] = []
     start = prev = numbers[0]
-    for n in numbers[1:] + [None]:  # type: ignore[list-item]
+    for n in [*numbers[1:], None]:  # type: ignore[list-item]
         if n is not None and n == prev + 1:
             prev = n
             continue
@@ -313,19 +382,37 @@ def check_army_list(ctx: Context, entry: ListEntry) -> None:
     module = project.modules[entry.module]
     page = entry.page
     if not SAFE_PAGE.match(page):
-        ctx.err(_at(army_list.page, army_list), "unsafe-path", f"page path {page!r} must be a relative site path of lowercase slugs, like 'fracture/army-lists/sentinels'")
+        ctx.err(
+            _at(army_list.page, army_list),
+            "unsafe-path",
+            f"page path {page!r} must be a relative site path of lowercase slugs, like 'fracture/army-lists/sentinels'",
+        )
     for used in army_list.uses:
         if used not in project.scopes or "/" not in used:
-            ctx.err(_at(used, army_list), "unknown-list", f"'uses' names '{used}', which is not an army list", did_you_mean(used, [e.key for e in project.lists]))
+            ctx.err(
+                _at(used, army_list),
+                "unknown-list",
+                f"'uses' names '{used}', which is not an army list",
+                did_you_mean(used, [e.key for e in project.lists]),
+            )
     check_special_rules(ctx, army_list.special_rules, scope, page)
     check_markdown(ctx, army_list.intro, scope, army_list, page)
     check_markdown(ctx, army_list.notice, scope, army_list, page)
     if army_list.special_rules and not any(s.special_rules for s in walk_sections(army_list.sections)):
-        ctx.err(army_list.loc, "rules-not-shown", f"army list '{army_list.id}' defines special rules but no section shows them", "add a section with 'special_rules: true'")
+        ctx.err(
+            army_list.loc,
+            "rules-not-shown",
+            f"army list '{army_list.id}' defines special rules but no section shows them",
+            "add a section with 'special_rules: true'",
+        )
     categories = {c.id: c for c in module.army_building.categories} if module.army_building else {}
     names: dict[str, dict[str, Record]] = defaultdict(dict)
     for section in walk_sections(army_list.sections):
-        blocks = [name for name in ("unit", "weapon_list", "upgrade_list", "table", "built_model", "profile_summary") if getattr(section, name) is not None]
+        blocks = [
+            name
+            for name in ("unit", "weapon_list", "upgrade_list", "table", "built_model", "profile_summary")
+            if getattr(section, name) is not None
+        ]
         if len(blocks) > 1:
             ctx.err(section.loc, "section", f"a section holds one block, but this one has {', '.join(blocks)}")
         if not section.title:
@@ -336,7 +423,11 @@ def check_army_list(ctx: Context, entry: ListEntry) -> None:
                 continue
             key = block.id or slugify(block.name)
             if key in names[kind] and kind != "upgrade list":
-                ctx.err(block.loc, "duplicate", f"{kind} '{block.name}' is defined twice in {army_list.name} (first at line {names[kind][key].loc.line})")
+                ctx.err(
+                    block.loc,
+                    "duplicate",
+                    f"{kind} '{block.name}' is defined twice in {army_list.name} (first at line {names[kind][key].loc.line})",
+                )
             names[kind][key] = block
         if section.unit is not None:
             check_unit(ctx, section.unit, scope, module, page, categories)
@@ -363,7 +454,12 @@ def check_army_list(ctx: Context, entry: ListEntry) -> None:
         if section.profile_summary is not None:
             summary = section.profile_summary
             if summary.of is not None and not any(s.title == summary.of for s in walk_sections(army_list.sections)):
-                ctx.err(_at(summary.of, summary), "unknown-section", f"summary '{summary.name}' sums up section '{summary.of}', which this list does not have", did_you_mean(summary.of, [s.title for s in walk_sections(army_list.sections)]))
+                ctx.err(
+                    _at(summary.of, summary),
+                    "unknown-section",
+                    f"summary '{summary.name}' sums up section '{summary.of}', which this list does not have",
+                    did_you_mean(summary.of, [s.title for s in walk_sections(army_list.sections)]),
+                )
 
 
 def check_weapon(ctx: Context, weapon: Weapon, scope: Scope, page: str) -> None:
@@ -389,7 +485,12 @@ def _resolve(ctx: Context, table: str, name: str, scope: Scope, owner: Record, w
         found = ctx.project.find(table, RuleUse.parse(name).name, scope)
     if found is None:
         hint = did_you_mean(name, ctx.project.names_in_scope(table, scope))
-        ctx.err(_at(name, owner), f"unknown-{what.replace(' ', '-')}", f"{context} names {what} '{name}', which does not exist in {_scope_names(scope)}", hint)
+        ctx.err(
+            _at(name, owner),
+            f"unknown-{what.replace(' ', '-')}",
+            f"{context} names {what} '{name}', which does not exist in {_scope_names(scope)}",
+            hint,
+        )
         return None
     item = found.item[0] if isinstance(found.item, list) else found.item
     if table == "weapons":
@@ -405,7 +506,12 @@ def _resolve(ctx: Context, table: str, name: str, scope: Scope, owner: Record, w
 def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str, categories: dict[str, Any]) -> None:
     where = f"unit '{unit.name}'"
     if unit.category is not None and categories and unit.category not in categories:
-        ctx.err(_at(unit.category, unit), "unknown-category", f"{where} is in category '{unit.category}', which {module.title} does not define", did_you_mean(unit.category, list(categories)))
+        ctx.err(
+            _at(unit.category, unit),
+            "unknown-category",
+            f"{where} is in category '{unit.category}', which {module.title} does not define",
+            did_you_mean(unit.category, list(categories)),
+        )
     check_markdown(ctx, unit.intro, scope, unit, page)
     check_markdown(ctx, unit.notes, scope, unit, page)
     model_names = {slugify(m.name) for m in unit.models}
@@ -424,7 +530,12 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
             _resolve(ctx, "units", composition.per_unit.unit, scope, composition.per_unit, "unit", where)
         for limit in composition.limits:
             if slugify(limit.model) not in model_names:
-                ctx.err(_at(limit.model, limit), "unknown-model", f"{where} limits model '{limit.model}', which the unit does not have", did_you_mean(limit.model, [m.name for m in unit.models]))
+                ctx.err(
+                    _at(limit.model, limit),
+                    "unknown-model",
+                    f"{where} limits model '{limit.model}', which the unit does not have",
+                    did_you_mean(limit.model, [m.name for m in unit.models]),
+                )
     if unit.weapons:
         weapons = unit.weapons
         check_markdown(ctx, weapons.text, scope, weapons, page)
@@ -454,7 +565,12 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
                     _resolve(ctx, "weapons", name, scope, swap, "weapon", where)
         for by_model in weapons.by_model:
             if slugify(by_model.model) not in model_names:
-                ctx.err(_at(by_model.model, by_model), "unknown-model", f"{where} gives weapons to model '{by_model.model}', which the unit does not have", did_you_mean(by_model.model, [m.name for m in unit.models]))
+                ctx.err(
+                    _at(by_model.model, by_model),
+                    "unknown-model",
+                    f"{where} gives weapons to model '{by_model.model}', which the unit does not have",
+                    did_you_mean(by_model.model, [m.name for m in unit.models]),
+                )
             for name in by_model.fixed:
                 _resolve(ctx, "weapons", name, scope, by_model, "weapon", where)
     if unit.upgrades:
@@ -465,7 +581,12 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
             if not isinstance(option, str):
                 for model_name in option.models:
                     if slugify(model_name) not in model_names:
-                        ctx.err(_at(model_name, option), "unknown-model", f"{where} offers '{option.name}' to model '{model_name}', which the unit does not have", did_you_mean(model_name, [m.name for m in unit.models]))
+                        ctx.err(
+                            _at(model_name, option),
+                            "unknown-model",
+                            f"{where} offers '{option.name}' to model '{model_name}', which the unit does not have",
+                            did_you_mean(model_name, [m.name for m in unit.models]),
+                        )
     check_budgets(ctx, unit, scope, module)
 
 
@@ -481,18 +602,33 @@ def check_budgets(ctx: Context, unit: Unit, scope: Scope, module: Module) -> Non
     if building and building.per_item_budget is not None:
         for model in unit.models:
             if model.points is not None and model.points > building.per_item_budget:
-                ctx.err(_at(model.points, model), "budget", f"model '{model.name}' costs {model.points} {currency}, more than the {building.per_item_budget} {currency} one may cost")
+                ctx.err(
+                    _at(model.points, model),
+                    "budget",
+                    f"model '{model.name}' costs {model.points} {currency}, more than the {building.per_item_budget} {currency} one may cost",
+                )
     if building and building.budget is not None and cost.low > building.budget:
-        ctx.err(unit.loc, "budget", f"unit '{unit.name}' costs at least {cost.low} {currency}, more than the whole budget of {building.budget}")
+        ctx.err(
+            unit.loc, "budget", f"unit '{unit.name}' costs at least {cost.low} {currency}, more than the whole budget of {building.budget}"
+        )
     if unit.spending_cap is not None and unit.weapons:
         least = unit_cost(
-            Unit(name=unit.name, models=tuple(Model(name=m.name, profile=m.profile, points=0) for m in unit.models[:1]), weapons=unit.weapons, composition=None),
+            Unit(
+                name=unit.name,
+                models=tuple(Model(name=m.name, profile=m.profile, points=0) for m in unit.models[:1]),
+                weapons=unit.weapons,
+                composition=None,
+            ),
             weapon_list=lambda n: _first(ctx.project.find("weapon_lists", n, scope)),
             weapon=lambda n: _first(ctx.project.find("weapons", n, scope)),
             upgrade=lambda n: None,
         )
         if least is not None and least.low > unit.spending_cap:
-            ctx.err(_at(unit.spending_cap, unit), "budget", f"unit '{unit.name}': its cheapest weapons cost {least.low} {currency}, more than its spending cap of {unit.spending_cap}")
+            ctx.err(
+                _at(unit.spending_cap, unit),
+                "budget",
+                f"unit '{unit.name}': its cheapest weapons cost {least.low} {currency}, more than its spending cap of {unit.spending_cap}",
+            )
     if building and building.categories and unit.category and building.game_sizes:
         category = next((c for c in building.categories if c.id == unit.category), None)
         sizes = [_largest_number(g.points) for g in building.game_sizes]
@@ -500,7 +636,11 @@ def check_budgets(ctx: Context, unit: Unit, scope: Scope, module: Module) -> Non
         if category and category.max_share is not None and largest:
             allowed = largest * category.max_share // 100
             if cost.low > allowed:
-                ctx.warn(unit.loc, "category-share", f"unit '{unit.name}' costs at least {cost.low} {currency}; {category.name} may use at most {category.max_share}% of the largest game ({largest}), {allowed} {currency}")
+                ctx.warn(
+                    unit.loc,
+                    "category-share",
+                    f"unit '{unit.name}' costs at least {cost.low} {currency}; {category.name} may use at most {category.max_share}% of the largest game ({largest}), {allowed} {currency}",
+                )
 
 
 def _first(found: Any) -> Any:
@@ -534,18 +674,26 @@ def check_built_model(ctx: Context, model: Any, scope: Scope, module: Module, pa
     if printed is None:
         return
     if printed.points is not None and printed.points != built.points:
-        ctx.err(_at(printed.points, printed), "points", f"{where} is printed at {printed.points} points, but its setup costs {built.points}")
+        ctx.err(
+            _at(printed.points, printed), "points", f"{where} is printed at {printed.points} points, but its setup costs {built.points}"
+        )
     if printed.profile is not None:
         columns = {c.key: c for c in ctx.project.system.profiles.model}
         for key, value in printed.profile.items():
             if key in built.profile and str(built.profile[key]) != str(value):
                 label = columns[key].label if key in columns else key
-                ctx.err(_at(value, printed), "profile", f"{where} is printed with {label} {value}, but its setup gives {built.profile[key]}")
+                ctx.err(
+                    _at(value, printed), "profile", f"{where} is printed with {label} {value}, but its setup gives {built.profile[key]}"
+                )
     if printed.rules or printed.profile is not None:
         printed_rules = {str(r) for r in printed.rules}
         computed = {str(r) for r in built.rules}
         for rule in sorted(printed_rules - computed):
-            ctx.err(_at(next(r for r in printed.rules if str(r) == rule), printed), "rules", f"{where} is printed with special rule '{rule}', which its setup does not give")
+            ctx.err(
+                _at(next(r for r in printed.rules if str(r) == rule), printed),
+                "rules",
+                f"{where} is printed with special rule '{rule}', which its setup does not give",
+            )
         for rule in sorted(computed - printed_rules):
             ctx.err(printed.loc, "rules", f"{where}'s setup gives special rule '{rule}', which the source does not print")
 
@@ -557,11 +705,20 @@ def check_pages(ctx: Context, content: dict[str, str], generated: dict[str, str]
     owners: dict[str, str] = {}
     for entry in ctx.project.lists:
         if entry.page in owners:
-            ctx.err(entry.army_list.loc, "page-collision", f"army list '{entry.key}' generates page '{entry.page}', which {owners[entry.page]} also generates")
+            ctx.err(
+                entry.army_list.loc,
+                "page-collision",
+                f"army list '{entry.key}' generates page '{entry.page}', which {owners[entry.page]} also generates",
+            )
         owners[entry.page] = entry.file
     for page, source in sorted(generated.items()):
         if page in content:
-            ctx.err(Location(f"{content_dir}/{page}.md", 1, 1), "page-collision", f"hand-written page {content_dir}/{page}.md has the same path as the page generated from {source}", "rename or remove one of them; generated pages never overwrite hand-written ones")
+            ctx.err(
+                Location(f"{content_dir}/{page}.md", 1, 1),
+                "page-collision",
+                f"hand-written page {content_dir}/{page}.md has the same path as the page generated from {source}",
+                "rename or remove one of them; generated pages never overwrite hand-written ones",
+            )
 
 
 def check_content_links(ctx: Context, content: dict[str, str], content_dir: str) -> None:
@@ -590,9 +747,19 @@ def check_content_links(ctx: Context, content: dict[str, str], content_dir: str)
                 module_id, _, table_id = target.partition("/")
                 scope = project.scopes.get(module_id)
                 if scope is None or table_id not in scope.tables:
-                    ctx.err(where, "directive", f"table '{target}' does not exist", did_you_mean(target, [f"{s.key}/{t}" for s in project.scopes.values() for t in s.tables if "/" not in s.key]))
+                    ctx.err(
+                        where,
+                        "directive",
+                        f"table '{target}' does not exist",
+                        did_you_mean(target, [f"{s.key}/{t}" for s in project.scopes.values() for t in s.tables if "/" not in s.key]),
+                    )
             elif directive.name != "modules":
-                ctx.err(where, "directive", f"unknown directive '{directive.name}'", did_you_mean(directive.name, ["special-rules", "table", "modules"]) or "expected special-rules, table or modules")
+                ctx.err(
+                    where,
+                    "directive",
+                    f"unknown directive '{directive.name}'",
+                    did_you_mean(directive.name, ["special-rules", "table", "modules"]) or "expected special-rules, table or modules",
+                )
         scope = scope_for.get(page)
         if scope is None:
             continue
@@ -602,7 +769,12 @@ def check_content_links(ctx: Context, content: dict[str, str], content_dir: str)
             column = match.start() - text.rfind("\n", 0, match.start())
             found = project.rule(use, scope)
             if found is None:
-                ctx.err(Location(path, line, column), "unknown-rule", f"[[{use}]] names no special rule in {_scope_names(scope)}", did_you_mean(RuleUse.parse(use).name, [r.name for s in scope.chain() for r in s.rules.values()]))
+                ctx.err(
+                    Location(path, line, column),
+                    "unknown-rule",
+                    f"[[{use}]] names no special rule in {_scope_names(scope)}",
+                    did_you_mean(RuleUse.parse(use).name, [r.name for s in scope.chain() for r in s.rules.values()]),
+                )
             else:
                 ctx.used_rules[(found.scope, slugify(found.item.name))].append((page, Location(path, line, column)))
 
@@ -615,7 +787,8 @@ def check_unused(ctx: Context) -> None:
     project = ctx.project
     for entry in project.lists:
         uses_options = any(
-            s.unit is not None and (s.unit.weapons is not None or s.unit.upgrades is not None) for s in walk_sections(entry.army_list.sections)
+            s.unit is not None and (s.unit.weapons is not None or s.unit.upgrades is not None)
+            for s in walk_sections(entry.army_list.sections)
         ) or any(s.built_model is not None for s in walk_sections(entry.army_list.sections))
         referenced_by_others = any(entry.key in other.army_list.uses for other in project.lists)
         if not uses_options and not referenced_by_others:
@@ -659,7 +832,12 @@ def check_errata_patches(ctx: Context, root: Path, data_dir: str) -> None:
                 continue
             count = text.count(patch.find)
             if count != 1:
-                ctx.err(_at(patch.find, patch), "erratum-patch", f"erratum text to find occurs {count} times in {patch.file}; it must occur exactly once", "include more of the surrounding line")
+                ctx.err(
+                    _at(patch.find, patch),
+                    "erratum-patch",
+                    f"erratum text to find occurs {count} times in {patch.file}; it must occur exactly once",
+                    "include more of the surrounding line",
+                )
 
 
 def rule_usage(project: Project, site_map: SiteMap) -> dict[tuple[str, str], list[tuple[str, str]]]:
@@ -674,4 +852,4 @@ def rule_usage(project: Project, site_map: SiteMap) -> dict[tuple[str, str], lis
     return usage
 
 
-__all__ = ["check_project", "rule_usage", "value_matches", "ArmyList", "Section"]
+__all__ = ["ArmyList", "Section", "check_project", "rule_usage", "value_matches"]

@@ -12,8 +12,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .errata import apply_as_published
 from .pages import load_project
@@ -137,6 +137,26 @@ def cmd_search(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Write the JSON Schema of the data files, derived from the model, for editors."""
+    from .schema import json_schema_text
+
+    root = _project_root(args.project)
+    data_dir, _ = _data_dir(root) if (root / "mkdocs.yml").is_file() else ("data", "content")
+    target = root / data_dir / "schema" / "data.schema.json"
+    text = json_schema_text()
+    if args.check:
+        current = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if current != text:
+            print(f"{target.relative_to(root)}: error[schema-stale]: the schema does not match the model; run 'cadence schema'")
+            return EXIT_PROBLEMS
+        return EXIT_CLEAN
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target.relative_to(root)}")
+    return EXIT_CLEAN
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cadence", description="Check, build, serve and search a rules reference site.")
     p.add_argument("--project", "-C", help="project folder (default: the current directory)")
@@ -155,6 +175,8 @@ def parser() -> argparse.ArgumentParser:
     search.add_argument("query", nargs="+")
     search.add_argument("--site-dir", default="site")
     search.add_argument("--limit", type=int, default=5)
+    schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
+    schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
     return p
 
 
@@ -163,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code not in (0, None) else EXIT_CLEAN
-    commands = {"check": cmd_check, "build": cmd_build, "serve": cmd_serve, "search": cmd_search}
+    commands = {"check": cmd_check, "build": cmd_build, "serve": cmd_serve, "search": cmd_search, "schema": cmd_schema}
     try:
         return commands[args.command](args)
     except OSError as exc:

@@ -119,7 +119,9 @@ class Table(Record):
     dice: str | None = field(default=None, metadata=doc("The dice rolled on the table, e.g. 'd6'; makes the first column a roll."))
     columns: tuple[str, ...] = field(metadata=doc("Column headers."))
     rows: tuple[tuple[ProfileValue, ...], ...] = field(metadata=doc("Rows, one value per column (Markdown)."))
-    results: Range | None = field(default=None, metadata=doc("Results the roll column covers, when not every result of the dice (e.g. 1-12)."))
+    results: Range | None = field(
+        default=None, metadata=doc("Results the roll column covers, when not every result of the dice (e.g. 1-12).")
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -363,11 +365,14 @@ class UpgradeOption(Record):
 @dataclass(frozen=True, kw_only=True)
 class UnitUpgrades(Record):
     text: str = field(default="", metadata=doc("The options, in words (Markdown)."))
-    options: tuple[str | UpgradeOption, ...] = field(default=(), metadata=doc("Upgrades the unit may take (a name, or a name with the models that may take it)."))
+    options: tuple[str | UpgradeOption, ...] = field(
+        default=(), metadata=doc("Upgrades the unit may take (a name, or a name with the models that may take it).")
+    )
 
     @property
     def option_names(self) -> tuple[str, ...]:
         return tuple(o if isinstance(o, str) else o.name for o in self.options)
+
     fixed: tuple[str, ...] = field(default=(), metadata=doc("Upgrades every model has."))
     min: int | None = field(default=None, metadata=doc("Least upgrades taken from the options."))
     max: int | None = field(default=None, metadata=doc("Most upgrades taken from the options."))
@@ -421,7 +426,9 @@ class BuiltModel(Record):
 class ProfileSummary(Record):
     name: str = field(metadata=doc("Heading of the summary."))
     anchor: str | None = field(default=None, metadata=doc("Public anchor.", slug=True))
-    of: str | None = field(default=None, metadata=doc("Heading of the section whose built models it sums up; all of the list's when omitted."))
+    of: str | None = field(
+        default=None, metadata=doc("Heading of the section whose built models it sums up; all of the list's when omitted.")
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

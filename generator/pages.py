@@ -77,7 +77,12 @@ class Generated:
 def landing_pages(project: Project) -> dict[str, str]:
     """Generated landing pages by kind, from the system's `landing_pages`."""
     landing = project.system.landing_pages
-    kinds = {"released": landing.released, "in_development": landing.in_development, "changes": landing.changes, "rules_index": landing.rules_index}
+    kinds = {
+        "released": landing.released,
+        "in_development": landing.in_development,
+        "changes": landing.changes,
+        "rules_index": landing.rules_index,
+    }
     return {kind: page for kind, page in kinds.items() if page}
 
 

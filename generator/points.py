@@ -6,8 +6,8 @@ One cost function serves the site (which prints cost ranges and built profiles) 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from .model import CostRules, Model, ProfileValue, Unit, Upgrade, Weapon, WeaponList
 

@@ -12,8 +12,9 @@ import html
 import posixpath
 import re
 import shlex
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import jinja2
 from markdown.extensions.toc import unique
@@ -68,7 +69,9 @@ def find_directives(text: str, path: str) -> tuple[list[Directive], list[Problem
         whole = text[match.start() : end if end >= 0 else len(text)]
         full = DIRECTIVE.match(whole)
         if not full:
-            problems.append(error(Location(path, line, 1), "directive", "a '[%' line must end with '%]'", hint="write [% table module/id %]"))
+            problems.append(
+                error(Location(path, line, 1), "directive", "a '[%' line must end with '%]'", hint="write [% table module/id %]")
+            )
             continue
         try:
             words = shlex.split(full["body"])
@@ -312,20 +315,26 @@ class Renderer:
     def _render(self, template: str, page: str, scope: Scope | None, **context: Any) -> str:
         self.page, self.scope = page, scope
         self.plan = self.map.plans.get(page)
-        return self.env.get_template(template).render(site=self, **context)
+        return tidy(self.env.get_template(template).render(site=self, **context))
 
     def army_list_page(self, entry: ListEntry) -> str:
         module = self.project.modules[entry.module]
         self.terms = module_terms(module)
         return self._render(
-            "army_list.md.j2", entry.page, self.project.scopes[entry.key],
-            army_list=entry.army_list, module=module, terms=self.terms,
+            "army_list.md.j2",
+            entry.page,
+            self.project.scopes[entry.key],
+            army_list=entry.army_list,
+            module=module,
+            terms=self.terms,
         )
 
     def module_index(self, module: Module) -> str:
         pages = [(p, self.map.titles.get(p, p)) for p in module.pages]
         errata_page = f"{module.id}/errata" if module.errata else None
-        return self._render("module_index.md.j2", f"{module.id}/index", self.project.scopes[module.id], module=module, pages=pages, errata_page=errata_page)
+        return self._render(
+            "module_index.md.j2", f"{module.id}/index", self.project.scopes[module.id], module=module, pages=pages, errata_page=errata_page
+        )
 
     def errata_page(self, module: Module) -> str:
         return self._render("errata.md.j2", f"{module.id}/errata", self.project.scopes[module.id], module=module)
@@ -340,9 +349,7 @@ class Renderer:
     def rules_index_page(self, page: str, usage: dict[tuple[str, str], list[tuple[str, str]]]) -> str:
         groups = []
         for module in self.project.ordered_modules():
-            scopes = [self.project.scopes[module.id]] + [
-                self.project.scopes[e.key] for e in self.project.lists if e.module == module.id
-            ]
+            scopes = [self.project.scopes[module.id]] + [self.project.scopes[e.key] for e in self.project.lists if e.module == module.id]
             rules = [(s.key, r) for s in scopes for r in s.rules.values()]
             if rules:
                 groups.append((module, sorted(rules, key=lambda sr: sr[1].name.lower())))
@@ -527,7 +534,7 @@ class Renderer:
         return list(getattr(self.project.system.profiles, kind))
 
     def has(self, items: Iterable[Any], attr: str) -> bool:
-        return any(getattr(i, attr, None) not in (None, (), "", {}) for i in items)
+        return any(getattr(i, attr, None) not in (None, (), "", {}, False) for i in items)
 
     def weapon_rows(self, weapon: Weapon) -> Iterator[tuple[str, dict[str, Any], tuple[str, ...], bool]]:
         """(name, profile, rules, first) for each line of a weapon: one, or one per firing mode."""
@@ -578,6 +585,11 @@ def build(project: Project, scope: Scope, model: BuiltModel) -> BuiltProfile | N
     return build_model(base, upgrades, weapons, rules)
 
 
+def tidy(markdown: str) -> str:
+    """At most one blank line in a row, and one newline at the end: pages a reviewer can read."""
+    return re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
+
+
 def register_filters(env: jinja2.Environment) -> None:
     """Every filter templates may use, in one place."""
     env.filters["text"] = escape_text
@@ -591,12 +603,12 @@ __all__ = [
     "PagePlan",
     "Renderer",
     "SiteMap",
+    "Table",
+    "UpgradeList",
+    "WeaponList",
     "build_site_map",
     "escape_text",
     "find_directives",
     "relative_link",
     "safe_markdown",
-    "Table",
-    "UpgradeList",
-    "WeaponList",
 ]

@@ -148,7 +148,10 @@ class Builder:
             if key not in keys:
                 hint = did_you_mean(key, list(keys))
                 self.fail(
-                    raw.key_locs[key], "unknown-key", f"unknown key '{key}' in {_label(cls, path)}", f"{path}.{key}" if path else key,
+                    raw.key_locs[key],
+                    "unknown-key",
+                    f"unknown key '{key}' in {_label(cls, path)}",
+                    f"{path}.{key}" if path else key,
                     hint or f"expected one of: {', '.join(sorted(keys))}",
                 )
         values: dict[str, Any] = {"loc": raw.loc}
@@ -166,7 +169,9 @@ class Builder:
                     return _MISSING
                 continue
             if f.metadata.get("slug") and isinstance(built, str) and built and not re.match(SLUG, built):
-                self.fail(loc_of(built, raw.key_locs[key]), "slug", f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}", sub)
+                self.fail(
+                    loc_of(built, raw.key_locs[key]), "slug", f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}", sub
+                )
                 continue
             values[f.name] = built
         return cls(**values)
@@ -268,9 +273,7 @@ def json_schema() -> dict[str, Any]:
     defs: dict[str, Any] = {}
     options = []
     for key, cls in DOCUMENT_KINDS.items():
-        options.append(
-            {"type": "object", "properties": {key: _json_type(cls, defs)}, "required": [key], "additionalProperties": False}
-        )
+        options.append({"type": "object", "properties": {key: _json_type(cls, defs)}, "required": [key], "additionalProperties": False})
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "data.schema.json",
@@ -279,3 +282,9 @@ def json_schema() -> dict[str, Any]:
         "oneOf": options,
         "$defs": dict(sorted(defs.items())),
     }
+
+
+def json_schema_text() -> str:
+    import json
+
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"

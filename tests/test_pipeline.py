@@ -1,0 +1,174 @@
+"""The pipeline end to end: load → model → check → render → a real MkDocs build."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from generator.catalogue import assemble
+from generator.loader import load_directory
+from generator.model import ArmyList, Module
+from generator.pages import generate, load_project
+
+from .conftest import MINI, REPO, copy_project, mkdocs_build
+
+GOLDEN = MINI / "expected"
+
+
+def cells(page: Path, first_cell: str) -> list[str]:
+    """The text of each cell of the table row whose first cell is `first_cell`."""
+    text = page.read_text(encoding="utf-8")
+    for row in re.findall(r"<tr>(.*?)</tr>", text, re.S):
+        values = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        if values and values[0] == first_cell:
+            return values
+    raise AssertionError(f"no row starting {first_cell!r} in {page}")
+
+
+def test_fixture_project_loads_into_the_model() -> None:
+    documents, problems = load_directory(MINI, "data")
+    assert problems == []
+    project, problems = assemble(documents, "data")
+    assert problems == [] and project is not None
+    assert set(project.modules) == {"core", "skirmish"}
+    assert isinstance(project.modules["skirmish"], Module)
+    entry = project.lists[0]
+    assert isinstance(entry.army_list, ArmyList)
+    assert entry.key == "skirmish/rangers"
+    scope = project.list_scope(entry)
+    assert project.rule("Heavy Armour (1)", scope).scope == "core"  # type: ignore[union-attr]
+    assert project.rule("Pathfinder", scope).scope == "skirmish/rangers"  # type: ignore[union-attr]
+    assert project.rule("Stubborn", scope).scope == "skirmish"  # type: ignore[union-attr]
+    assert project.find("weapon_lists", "sidearms", scope) is not None
+
+
+def test_fixture_army_list_renders_as_the_golden_file() -> None:
+    loaded = load_project(MINI)
+    assert loaded.problems == []
+    assert loaded.project is not None
+    pages = generate(loaded.project, loaded.content).pages
+    for page in ("skirmish/army-lists/rangers", "skirmish/index", "rules-index"):
+        golden = GOLDEN / f"{page.replace('/', '__')}.md"
+        if os.environ.get("UPDATE_GOLDEN"):
+            golden.parent.mkdir(exist_ok=True)
+            golden.write_text(pages[page], encoding="utf-8")
+        assert pages[page] == golden.read_text(encoding="utf-8"), (
+            f"{page} differs from {golden}; rerun with UPDATE_GOLDEN=1 and review the diff"
+        )
+
+
+def test_fixture_site_has_linked_rules_with_tooltips(mini_site: Path) -> None:
+    page = (mini_site / "skirmish/army-lists/rangers.html").read_text(encoding="utf-8")
+    assert '<a href="../../core/rules.html#heavy-armour" title="Attacks against this model lose X Piercing.">Heavy Armour (1)</a>' in page
+    assert '<a href="#pathfinder" title="The unit moves 2&quot; further; it counts as Stubborn.">Pathfinder</a>' in page
+    assert 'id="sidearms--pistol"' in page
+    assert cells(mini_site / "skirmish/army-lists/rangers.html", "Ranger Captain") == [
+        "Ranger Captain",
+        '6"',
+        "3+",
+        "2",
+        "Pathfinder, Heavy Armour (1)",
+        "20",
+    ]
+    rules = (mini_site / "core/rules.html").read_text(encoding="utf-8")
+    assert re.search(r'<h3 id="rapid-fire">Rapid Fire \(X\)', rules)
+
+
+def test_shipped_site_builds_with_exact_rows(built_site: Path) -> None:
+    sentinels = built_site / "fracture/army-lists/sentinels.html"
+    assert cells(sentinels, "Argo Transport") == [
+        "Argo Transport",
+        "4",
+        '8"',
+        "3+",
+        "3+",
+        "8",
+        "5",
+        "Transport (10), Heavy Armour (1)",
+        "190",
+    ]
+    assert cells(sentinels, "Enforcer Carbine") == ["Enforcer Carbine", '20"', "3", "4", "0", "", "4"]
+    text = sentinels.read_text(encoding="utf-8")
+    for anchor in ("vanguard-squad", "standard-sidearms", "upgrades_7", "unit-composition_3", "argo-transport"):
+        assert f'id="{anchor}"' in text, anchor
+    appendix = (built_site / "core-rules/special-rules-appendix.html").read_text(encoding="utf-8")
+    assert 'id="heavy-armour"' in appendix and 'id="rapid-fire"' in appendix
+
+
+def test_every_link_in_the_shipped_site_is_relative(built_site: Path) -> None:
+    """The site works under any base path: no root-absolute links to our own pages.
+
+    404.html is the exception MkDocs makes on purpose: a host serves it at any depth, so it links
+    from the site root (set `site_url` to publish under a sub-path).
+    """
+    for page in built_site.rglob("*.html"):
+        if page.name == "404.html":
+            continue
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'(?:href|src)="/(?!/)', text), page
+
+
+def test_broken_reference_stops_the_build_with_one_located_line(mini_copy: Path) -> None:
+    path = mini_copy / "data/skirmish/army-lists/rangers.yaml"
+    path.write_text(path.read_text().replace("lists: [Sidearms]", "lists: [Sidearm]"))
+    result = mkdocs_build(mini_copy, mini_copy / "site")
+    assert result.returncode != 0
+    assert (
+        "data/skirmish/army-lists/rangers.yaml:24:28: error[unknown-weapon-list]: unit 'Ranger Squad' names weapon list 'Sidearm', "
+        "which does not exist in Rangers, Skirmish, Core Rules (hint: did you mean 'Sidearms'?)"
+    ) in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_profile_column_stops_the_build(mini_copy: Path) -> None:
+    path = mini_copy / "data/skirmish/army-lists/rangers.yaml"
+    path.write_text(path.read_text().replace('{mov: 12", skl: 3+, hp: 3}', '{mov: 12", skl: 3+}'))
+    result = mkdocs_build(mini_copy, mini_copy / "site")
+    assert result.returncode != 0
+    assert (
+        "data/skirmish/army-lists/rangers.yaml:34:17: error[missing-column]: model 'Sky Rider' has no HP (Hit Points) value (hint: add 'hp:' to its profile)"
+        in result.stderr
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_generated_page_never_overwrites_a_hand_written_one(mini_copy: Path) -> None:
+    (mini_copy / "content/skirmish/army-lists").mkdir(parents=True)
+    (mini_copy / "content/skirmish/army-lists/rangers.md").write_text("# Mine\n")
+    result = mkdocs_build(mini_copy, mini_copy / "site")
+    assert result.returncode != 0
+    assert (
+        "content/skirmish/army-lists/rangers.md:1:1: error[page-collision]: hand-written page content/skirmish/army-lists/rangers.md "
+        "has the same path as the page generated from data/skirmish/army-lists/rangers.yaml"
+    ) in result.stderr
+    assert (mini_copy / "content/skirmish/army-lists/rangers.md").read_text() == "# Mine\n"
+
+
+@pytest.mark.parametrize("project", [REPO, MINI], ids=["cadence", "mini"])
+def test_data_changes_are_watched_by_mkdocs_serve(project: Path) -> None:
+    """`mkdocs serve` rebuilds on data changes: the plugin registers the data folder with the server."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(project / "mkdocs.yml"))
+    plugin = config.plugins["rules"]
+
+    class Server:
+        def __init__(self) -> None:
+            self.watched: list[str] = []
+
+        def watch(self, path: str) -> None:
+            self.watched.append(path)
+
+    server = Server()
+    plugin.on_serve(server, config=config, builder=None)  # type: ignore[arg-type]
+    assert str(project / "data") in server.watched
+
+
+def test_copy_of_shipped_project_checks_clean(tmp_path: Path) -> None:
+    copy = copy_project(REPO, tmp_path / "cadence")
+    loaded = load_project(copy)
+    assert [str(p) for p in loaded.problems] == []
