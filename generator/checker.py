@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import ListEntry, Project, RuleUse, Scope, walk_sections
-from .loader import loc_of
+from .loader import LocStr, loc_of
 from .model import (
     ArmyList,
     Column,
@@ -35,6 +35,7 @@ from .problems import Location, Problem, did_you_mean, error, warning
 if TYPE_CHECKING:
     from .render import SiteMap
 
+NO_COST = ("-", "—")
 SAFE_PAGE = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$")
 RULE_LINK = re.compile(r"\[\[(?P<use>[^\[\]\n]+?)\]\]")
 ROLL = re.compile(r"^\s*(?P<low>\d+)\s*(?:(?P<plus>\+)|(?P<minus>-)|[-–]\s*(?P<high>\d+))?\s*$")
@@ -62,9 +63,17 @@ class Context:
 
 
 def check_project(
-    project: Project, content: dict[str, str], root: Path | None = None, data_dir: str = "data", content_dir: str = "content"
+    project: Project,
+    content: dict[str, str],
+    root: Path | None = None,
+    data_dir: str = "data",
+    content_dir: str = "content",
+    words: frozenset[str] | None = None,
 ) -> list[Problem]:
-    """Run every check; `content` maps site paths of hand-written pages to their text."""
+    """Run every check; `content` maps site paths of hand-written pages to their text.
+
+    `words` are the project's own accepted spellings (data/words.txt); None skips the spelling check.
+    """
     ctx = Context(project, [], defaultdict(list), set(), set())
     check_system(ctx)
     generated = _generated_paths(project)
@@ -75,6 +84,8 @@ def check_project(
     check_pages(ctx, content, generated, content_dir)
     check_content_links(ctx, content, content_dir)
     check_unused(ctx)
+    if words is not None:
+        check_names(ctx, words)
     if root is not None:
         check_errata_patches(ctx, root, data_dir)
     return ctx.problems
@@ -91,6 +102,16 @@ def _generated_paths(project: Project) -> dict[str, str]:
 
 def check_system(ctx: Context) -> None:
     system = ctx.project.system
+    for module in ctx.project.modules.values():
+        for rule in module.special_rules:
+            for form in rule.values:
+                if form not in system.value_forms:
+                    ctx.err(
+                        _at(form, rule),
+                        "unknown-form",
+                        f"rule '{rule.name}' names unknown value form '{form}'",
+                        did_you_mean(form, list(system.value_forms)),
+                    )
     for name, form in system.value_forms.items():
         try:
             re.compile(form.pattern)
@@ -200,6 +221,16 @@ def check_rule_uses(
             )
         elif not rule.parameter and parsed.value is not None:
             ctx.err(where, "rule-arity", f"{name} gives '{rule.name}' a value ({parsed.value}), but the rule takes none")
+        elif rule.parameter and parsed.value is not None and rule.values and parsed.value != rule.parameter:
+            forms = ctx.project.system.value_forms
+            if not any(f in forms and re.fullmatch(forms[f].pattern, parsed.value) for f in rule.values):
+                examples = " or ".join(forms[f].example for f in rule.values if f in forms and forms[f].example)
+                ctx.err(
+                    where,
+                    "value-form",
+                    f"{name} gives '{rule.name}' the value {parsed.value!r}, which is not written as {' or '.join(rule.values)}",
+                    f"write it like {rule.name} ({examples})" if examples else "",
+                )
 
 
 def _scope_names(scope: Scope) -> str:
@@ -227,14 +258,8 @@ def check_markdown(ctx: Context, text: str | None, scope: Scope, owner: Record, 
     if not text:
         return
     for match in RULE_LINK.finditer(text):
-        use = match["use"].strip()
-        found = ctx.project.rule(use, scope)
-        where = _at(text, owner)
-        if found is None:
-            hint = did_you_mean(RuleUse.parse(use).name, [r.name for s in scope.chain() for r in s.rules.values()])
-            ctx.err(where, "unknown-rule", f"text links [[{use}]], which names no special rule in {_scope_names(scope)}", hint)
-        else:
-            ctx.used_rules[(found.scope, slugify(found.item.name))].append((page, where))
+        use = LocStr(match["use"].strip(), _at(text, owner))
+        check_rule_uses(ctx, [use], scope, owner, "text link", page)
 
 
 # --- modules ---------------------------------------------------------------------------------------
@@ -445,6 +470,12 @@ def check_army_list(ctx: Context, entry: ListEntry) -> None:
                     ctx.err(upgrade.loc, "duplicate", f"upgrade '{upgrade.name}' appears twice in {section.upgrade_list.name}")
                 seen.add(slugify(upgrade.name))
                 check_markdown(ctx, upgrade.effect, scope, upgrade, page)
+                if isinstance(upgrade.points, str) and upgrade.points not in NO_COST:
+                    ctx.err(
+                        _at(upgrade.points, upgrade),
+                        "value-form",
+                        f"upgrade '{upgrade.name}': cost {upgrade.points!r} must be a whole number, or '-' where none is printed",
+                    )
                 check_rule_uses(ctx, upgrade.grants, scope, upgrade, f"upgrade '{upgrade.name}'", page)
                 check_profile(ctx, upgrade.sets, "model", upgrade, f"upgrade '{upgrade.name}'", partial=True)
         if section.table is not None:
@@ -810,6 +841,87 @@ def check_unused(ctx: Context) -> None:
         for rule in scope.rules.values():
             if not rule.optional and (scope.key, slugify(rule.name)) not in ctx.used_rules:
                 ctx.warn(rule.loc, "unused", f"special rule '{rule.name}' is defined in {scope.title} but nothing uses it")
+
+
+SMALL_WORDS = frozenset("a an and as at by for from in into of on or the to with".split())
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def named_things(project: Project) -> Iterable[tuple[str, str, Record]]:
+    """(kind, name, record) for everything a designer names: the names readers search for."""
+    for module in project.modules.values():
+        for rule in module.special_rules:
+            yield "special rule", rule.name, rule
+        for table in module.tables:
+            yield "table", table.name, table
+    for entry in project.lists:
+        for rule in entry.army_list.special_rules:
+            yield "special rule", rule.name, rule
+        for section in walk_sections(entry.army_list.sections):
+            if section.heading:
+                yield "heading", section.heading, section
+            if section.unit is not None:
+                yield "unit", section.unit.name, section.unit
+                for model in section.unit.models:
+                    yield "model", model.name, model
+            if section.weapon_list is not None:
+                yield "weapon list", section.weapon_list.name, section.weapon_list
+                for weapon in section.weapon_list.weapons:
+                    yield "weapon", weapon.name, weapon
+            if section.upgrade_list is not None:
+                yield "upgrade list", section.upgrade_list.name, section.upgrade_list
+                for upgrade in section.upgrade_list.upgrades:
+                    yield "upgrade", upgrade.name, upgrade
+            if section.built_model is not None:
+                yield "model", section.built_model.name, section.built_model
+
+
+def check_names(ctx: Context, words: frozenset[str]) -> None:
+    """Misspelt or oddly cased names: the source's commonest slip, and one no reference check sees.
+
+    A word passes when the English dictionary or the project's word list (data/words.txt) knows it;
+    acronyms (all capitals) and words with digits are left alone.
+    """
+    from spellchecker import SpellChecker
+
+    dictionary = SpellChecker(distance=1)
+    for kind, name, record in named_things(ctx.project):
+        where = _at(name, record)
+        tokens = WORD.findall(str(name))
+        parts = [p for t in tokens for p in t.split("-") if p]
+        unknown = [
+            p for p in parts if not p.isupper() and p.lower().strip("'") not in words and not dictionary.known([p.lower().strip("'")])
+        ]
+        for token in dict.fromkeys(unknown):
+            guess = dictionary.correction(token.lower())
+            hint = (
+                f"did you mean '{guess}'? If '{token}' is right, add it to data/words.txt"
+                if guess and guess != token.lower()
+                else f"if '{token}' is right, add it to data/words.txt"
+            )
+            ctx.warn(where, "spelling", f"{kind} '{name}': '{token}' is not a known word", hint)
+        titled = [t for t in tokens[1:] if t.lower() not in SMALL_WORDS and len(t) > 2]
+        if kind != "heading" and titled and any(t[0].islower() for t in titled) and any(t[0].isupper() for t in tokens[1:]) is False:
+            lower = next(t for t in titled if t[0].islower())
+            ctx.warn(
+                where,
+                "name-case",
+                f"{kind} '{name}' is not in title case ('{lower}')",
+                "names are written in title case: "
+                + " ".join(t if t.lower() in SMALL_WORDS else t[:1].upper() + t[1:] for t in str(name).split(" ")),
+            )
+
+
+def read_words(path: Path) -> frozenset[str]:
+    """The project's word list: one word a line, '#' starts a comment."""
+    if not path.is_file():
+        return frozenset()
+    words = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        word = line.split("#", 1)[0].strip().lower()
+        if word:
+            words.add(word)
+    return frozenset(words)
 
 
 def check_errata_patches(ctx: Context, root: Path, data_dir: str) -> None:

@@ -45,7 +45,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         notes: list[str] = []
         if args.as_published:
             check_root, notes = apply_as_published(root, Path(scratch), data_dir, content_dir)
-        loaded = load_project(check_root, data_dir, content_dir)
+        loaded = load_project(check_root, data_dir, content_dir, check_patches=not args.as_published)
     for note in notes:
         print(note, file=sys.stderr)
     problems = loaded.problems

@@ -11,11 +11,15 @@ from pathlib import Path
 
 from .catalogue import assemble
 from .loader import load_directory
-from .model import Module
 
 
-def apply_as_published(root: Path, scratch: Path, data_dir: str, content_dir: str) -> tuple[Path, list[str]]:
-    """Copy data and content to `scratch` and apply every erratum's patch; returns the copy and notes."""
+def apply_as_published(
+    root: Path, scratch: Path, data_dir: str, content_dir: str, only: tuple[str, int] | None = None
+) -> tuple[Path, list[str]]:
+    """Copy data and content to `scratch` and apply every erratum's patch; returns the copy and notes.
+
+    `only` = (module id, index in its errata) applies that one erratum alone.
+    """
     copy = scratch / "project"
     for folder in (data_dir, content_dir):
         shutil.copytree(root / folder, copy / folder)
@@ -27,9 +31,10 @@ def apply_as_published(root: Path, scratch: Path, data_dir: str, content_dir: st
     base = (copy / data_dir).resolve()
     applied = 0
     for module in project.modules.values():
-        for erratum in _patched(module):
+        for index, erratum in enumerate(module.errata):
             patch = erratum.as_published
-            assert patch is not None
+            if patch is None or (only is not None and only != (module.id, index)):
+                continue
             target = (base / patch.file).resolve()
             if copy.resolve() not in target.parents or not target.is_file():
                 notes.append(f"as-published: skipped an erratum of {module.id}: {patch.file} is not a project file")
@@ -42,7 +47,3 @@ def apply_as_published(root: Path, scratch: Path, data_dir: str, content_dir: st
             applied += 1
     notes.append(f"as-published: applied {applied} errata")
     return copy, notes
-
-
-def _patched(module: Module) -> list:  # type: ignore[type-arg]
-    return [e for e in module.errata if e.as_published is not None]

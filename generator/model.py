@@ -93,6 +93,9 @@ class SpecialRule(Record):
     name: str = field(metadata=doc("The rule's name without its parameter, e.g. 'Heavy Armour'."))
     id: str = field(default="", metadata=doc("Anchor; the slug of the name when omitted.", slug=True))
     parameter: str | None = field(default=None, metadata=doc("The parameter's letter, e.g. 'X', when the rule takes a value."))
+    values: tuple[str, ...] = field(
+        default=(), metadata=doc("Value forms the parameter accepts (names from the system's value_forms); any text when empty.")
+    )
     kind: Literal["unit", "weapon"] = field(metadata=doc("Whether the rule applies to units or to weapons."))
     cost: str | None = field(default=None, metadata=doc("What using it costs, shown after the name, e.g. '1 Cmd'."))
     text: str = field(metadata=doc("The rule, in Markdown; [[Rule]] links to another rule."))
@@ -214,6 +217,9 @@ class Erratum(Record):
     corrected: str = field(metadata=doc("What we publish."))
     why: str = field(metadata=doc("Why the two differ."))
     as_published: ErratumPatch | None = field(default=None, metadata=doc("How to put the printed version back."))
+    caught_by: str | None = field(
+        default=None, metadata=doc("The check code that reports the printed version; omitted where no check can (a reworded sentence).")
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .catalogue import Project, assemble
-from .checker import check_project, rule_usage
+from .checker import check_project, read_words, rule_usage
 from .loader import load_directory, read_text
 from .problems import Location, Problem, error
 from .render import Renderer, SiteMap, build_site_map
@@ -49,15 +49,21 @@ def read_content(root: Path, content_dir: str) -> tuple[dict[str, str], list[Pro
     return pages, problems
 
 
-def load_project(root: Path, data_dir: str = "data", content_dir: str = "content") -> Loaded:
-    """Load, model and check a project; every problem is returned, nothing is raised for user data."""
+def load_project(root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True) -> Loaded:
+    """Load, model and check a project; every problem is returned, nothing is raised for user data.
+
+    `check_patches` is off when the errata have already been applied (`--as-published`).
+    """
     documents, problems = load_directory(root, data_dir)
     content, content_problems = read_content(root, content_dir)
     problems.extend(content_problems)
     project, found = assemble(documents, data_dir)
     problems.extend(found)
     if project is not None:
-        problems.extend(check_project(project, content, root=root, data_dir=data_dir, content_dir=content_dir))
+        words = read_words(root / data_dir / "words.txt")
+        problems.extend(
+            check_project(project, content, root=root if check_patches else None, data_dir=data_dir, content_dir=content_dir, words=words)
+        )
     return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key))
 
 

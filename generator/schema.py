@@ -172,6 +172,8 @@ class Builder:
                 self.fail(
                     loc_of(built, raw.key_locs[key]), "slug", f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}", sub
                 )
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                    return _MISSING
                 continue
             values[f.name] = built
         return cls(**values)

@@ -1,0 +1,152 @@
+"""The checker, by example: one planted mistake per check code, each with its exact line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.errata import apply_as_published
+from generator.pages import load_project
+from generator.report import format_problems
+
+from .conftest import MINI, REPO, copy_project
+
+CASES_FILE = Path(__file__).parent / "checks" / "cases.yaml"
+CASES: list[dict[str, Any]] = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))
+EXPECTED = Path(__file__).parent / "expected"
+
+
+def plant(project: Path, case: dict[str, Any]) -> None:
+    path = project / case["file"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if case["find"]:
+        assert text.count(case["find"]) == 1, f"case text {case['find']!r} must occur once in {case['file']}"
+        text = text.replace(case["find"], case["replace"])
+    else:
+        text = case["replace"]
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+
+
+def test_valid_fixture_and_shipped_data_check_clean() -> None:
+    assert [str(p) for p in load_project(MINI).problems] == []
+    assert [str(p) for p in load_project(REPO).problems] == []
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[f"{c['code']}-{i}" for i, c in enumerate(CASES)])
+def test_each_planted_mistake_is_reported_exactly(index: int, tmp_path: Path) -> None:
+    case = CASES[index]
+    project = copy_project(MINI, tmp_path / "mini")
+    plant(project, case)
+    problems = load_project(project).problems
+    lines = [str(p) for p in problems]
+    if os.environ.get("UPDATE_CASES"):
+        case["expect"] = next((line for line in lines if f"[{case['code']}]" in line), None)
+        CASES_FILE.write_text(_dump(CASES), encoding="utf-8")
+        return
+    assert any(f"[{case['code']}]" in line for line in lines), lines
+    assert case["expect"] in lines, "\n".join(lines)
+    assert all("Traceback" not in line for line in lines)
+
+
+def _dump(cases: list[dict[str, Any]]) -> str:
+    header = "".join(line + "\n" for line in CASES_FILE.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
+    return header + yaml.safe_dump(cases, sort_keys=False, allow_unicode=False, width=200)
+
+
+def test_every_check_code_has_a_case() -> None:
+    """Each code the checker can report is planted at least once above."""
+    import re
+
+    source = "\n".join(p.read_text() for p in (REPO / "generator").glob("*.py"))
+    codes = set(re.findall(r'ctx\.(?:err|warn)\([^,]+, "([a-z-]+)"', source))
+    codes |= {
+        m for m in re.findall(r'f"unknown-\{what', source) and ["unknown-weapon", "unknown-weapon-list", "unknown-upgrade", "unknown-unit"]
+    }
+    covered = {c["code"] for c in CASES}
+    not_planted = {
+        "pattern",
+        "unknown-form",
+        "share",
+        "range",
+        "empty-option",
+        "unknown-section",
+        "unknown-list",
+        "page-collision",
+        "points",
+        "profile",
+        "rules",
+        "missing",
+        "io",
+    }
+    assert codes - covered - not_planted == set()
+
+
+def errata_with_checks() -> list[tuple[str, int, str]]:
+    loaded = load_project(REPO)
+    assert loaded.project is not None
+    return [
+        (module.id, index, erratum.caught_by)
+        for module in loaded.project.modules.values()
+        for index, erratum in enumerate(module.errata)
+        if erratum.caught_by
+    ]
+
+
+@pytest.mark.parametrize(("module", "index", "code"), errata_with_checks())
+def test_each_erratum_put_back_alone_is_caught(module: str, index: int, code: str, tmp_path: Path) -> None:
+    """Putting back what the source printed, one erratum at a time, is reported with the erratum's code."""
+    copy, notes = apply_as_published(REPO, tmp_path, "data", "content", only=(module, index))
+    assert notes[-1] == "as-published: applied 1 errata", notes
+    problems = load_project(copy, check_patches=False).problems
+    assert code in {p.code for p in problems}, [str(p) for p in problems]
+
+
+def test_as_published_reports_the_sources_mistakes() -> None:
+    """`cadence check --as-published`: the expected output is the list of the sources' mistakes."""
+    result = subprocess.run([sys.executable, "-m", "generator.cli", "check", "--as-published"], cwd=REPO, capture_output=True, text=True)
+    expected = EXPECTED / "as-published.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        expected.parent.mkdir(exist_ok=True)
+        expected.write_text(result.stdout, encoding="utf-8")
+    assert result.returncode == 1
+    assert result.stdout == expected.read_text(encoding="utf-8")
+    assert "as-published: applied" in result.stderr
+
+
+def test_output_formats(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    plant(project, CASES[0])
+    problems = load_project(project).problems
+    text = format_problems(problems, "text").splitlines()
+    assert text[-1] == "1 error, 0 warnings"
+    import json
+
+    objects = [json.loads(line) for line in format_problems(problems, "json").splitlines()]
+    assert objects[0]["code"] == "unknown-key" and objects[0]["path"] == "data/skirmish/army-lists/rangers.yaml"
+    github = format_problems(problems, "github")
+    assert github.startswith("::error file=data/skirmish/army-lists/rangers.yaml,line=")
+    assert "title=unknown-key::" in github
+
+
+@pytest.mark.parametrize(("args", "code"), [(["check"], 0), (["check", "--format", "nope"], 2), (["frobnicate"], 2)])
+def test_exit_codes(args: list[str], code: int) -> None:
+    result = subprocess.run([sys.executable, "-m", "generator.cli", *args], cwd=MINI, capture_output=True, text=True)
+    assert result.returncode == code, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_exit_code_for_problems_and_missing_project(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    plant(project, CASES[0])
+    result = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=project, capture_output=True, text=True)
+    assert result.returncode == 1
+    result = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "no mkdocs.yml" in result.stderr
