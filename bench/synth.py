@@ -21,7 +21,8 @@ import argparse
 import re
 import shutil
 import sys
-from pathlib import Path
+from importlib import resources
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -30,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+import generator.plugin as rules_plugin  # noqa: E402
 from generator.pages import generate, load_project, navigation  # noqa: E402
 
 CONFIG_NAME = "mkdocs.yml"
@@ -74,9 +76,49 @@ def _module_ids(data: Path) -> dict[str, tuple[str, str, bool]]:
     return modules
 
 
+class Tagged:
+    """A value under a YAML tag MkDocs resolves itself (`!ENV`, `!!python/name:...`): kept and written back as is."""
+
+    def __init__(self, tag: str, node: yaml.Node, value: Any) -> None:
+        self.tag, self.node_type, self.value = tag, type(node), value
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    pass
+
+
+class _ConfigDumper(yaml.SafeDumper):
+    pass
+
+
+def _construct_tagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Tagged:
+    tag = node.tag
+    if isinstance(node, yaml.ScalarNode):
+        return Tagged(tag, node, loader.construct_scalar(node))
+    if isinstance(node, yaml.SequenceNode):
+        return Tagged(tag, node, loader.construct_sequence(node, deep=True))
+    return Tagged(tag, node, loader.construct_mapping(node, deep=True))  # type: ignore[arg-type]
+
+
+def _represent_tagged(dumper: yaml.SafeDumper, data: Tagged) -> yaml.Node:
+    if data.node_type is yaml.ScalarNode:
+        return dumper.represent_scalar(data.tag, data.value)
+    if data.node_type is yaml.SequenceNode:
+        return dumper.represent_sequence(data.tag, data.value)
+    return dumper.represent_mapping(data.tag, data.value)
+
+
+_ConfigLoader.add_multi_constructor("", _construct_tagged)
+_ConfigDumper.add_representer(Tagged, _represent_tagged)
+
+
 def read_mkdocs_yml(root: Path) -> dict[str, Any]:
-    """The project's mkdocs.yml as plain data (a config with YAML tags such as !ENV is not supported here)."""
-    return dict(yaml.safe_load((root / CONFIG_NAME).read_text(encoding="utf-8")))
+    """The project's mkdocs.yml as data; values under tags MkDocs resolves itself are kept for writing back."""
+    return dict(yaml.load((root / CONFIG_NAME).read_text(encoding="utf-8"), Loader=_ConfigLoader))  # a SafeLoader subclass
+
+
+def write_mkdocs_yml(path: Path, config: dict[str, Any]) -> None:
+    path.write_text(yaml.dump(_plain(config), Dumper=_ConfigDumper, sort_keys=False, allow_unicode=True, width=1000), encoding="utf-8")
 
 
 def _plain(value: Any) -> Any:
@@ -85,13 +127,12 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, Tagged):
+        value.value = _plain(value.value)
+        return value
     if isinstance(value, str):
         return str(value)
     return value
-
-
-def _write_config(path: Path, config: dict[str, Any]) -> None:
-    path.write_text(yaml.safe_dump(_plain(config), sort_keys=False, allow_unicode=True, width=1000), encoding="utf-8")
 
 
 def _plugin_name(entry: Any) -> str:
@@ -151,7 +192,7 @@ def write_generated(root: Path, out: Path, n: int) -> Path:
     for entry in config.get("plugins", []):
         if isinstance(entry, dict) and "rules" in entry:
             entry["rules"] = {**(entry["rules"] or {}), "data_dir": "data"}
-    _write_config(out / CONFIG_NAME, config)
+    write_mkdocs_yml(out / CONFIG_NAME, config)
     return out
 
 
@@ -180,6 +221,16 @@ def write_plain(generated: Path, out: Path) -> Path:
     theme = config.get("theme", {})
     if isinstance(theme, dict) and theme.get("custom_dir"):
         shutil.copytree(generated / theme["custom_dir"], out / theme["custom_dir"])
+    # what the rules plugin adds to every site besides pages (its stylesheet), so both sites load the same files
+    stylesheet = getattr(rules_plugin, "STYLESHEET", None)
+    if stylesheet:
+        css = resources.files("generator").joinpath("assets", PurePosixPath(stylesheet).name)
+        if css.is_file():
+            (docs / stylesheet).parent.mkdir(parents=True, exist_ok=True)
+            (docs / stylesheet).write_text(css.read_text(encoding="utf-8"), encoding="utf-8")
+            extra = list(config.get("extra_css") or [])
+            if stylesheet not in extra:
+                config["extra_css"] = [*extra, stylesheet]
     config["docs_dir"] = "docs"
     config["site_dir"] = "site"
     config["plugins"] = [p for p in config.get("plugins", []) if _plugin_name(p) != "rules"]
@@ -187,7 +238,7 @@ def write_plain(generated: Path, out: Path) -> Path:
         config["plugins"] = ["search"]
     if not config.get("nav"):
         config["nav"] = navigation(loaded.project, loaded.content, result.site_map.titles)
-    _write_config(out / CONFIG_NAME, config)
+    write_mkdocs_yml(out / CONFIG_NAME, config)
     return out
 
 

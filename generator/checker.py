@@ -843,7 +843,7 @@ def check_unused(ctx: Context) -> None:
                 ctx.warn(rule.loc, "unused", f"special rule '{rule.name}' is defined in {scope.title} but nothing uses it")
 
 
-SMALL_WORDS = frozenset("a an and as at by for from in into of on or the to with".split())
+SMALL_WORDS = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 

@@ -82,6 +82,7 @@ class System(Record):
     value_forms: dict[str, ValueForm] = field(metadata=doc("How profile values are written."))
     profiles: Profiles = field(metadata=doc("Model and weapon profile columns."))
     landing_pages: LandingPages = field(default_factory=LandingPages, metadata=doc("Generated landing pages."))
+    changes_release: str = field(default="", metadata=doc("The release the recent changes belong to, shown as their heading."))
     changes: tuple[Change, ...] = field(default=(), metadata=doc("Site-wide change entries."))
 
 

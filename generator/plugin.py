@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,9 @@ from .problems import Severity
 from .report import summary
 
 log = logging.getLogger("mkdocs.plugins.rules")
+
+#: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
+STYLESHEET = "assets/stylesheets/rules.css"
 
 
 class RulesPlugin(BasePlugin[RulesConfig]):
@@ -51,6 +55,8 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
         if self.config.nav and not config.nav:
             config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
+        if STYLESHEET not in config.extra_css:
+            config.extra_css.append(STYLESHEET)
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -62,6 +68,9 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             if existing is not None:
                 raise PluginError(f"{config.docs_dir}/{uri}: error[page-collision]: a hand-written page has the path of a generated page")
             files.append(File.generated(config, uri, content=text))
+        if files.get_file_from_path(STYLESHEET) is None:
+            css = resources.files("generator").joinpath("assets/rules.css").read_text(encoding="utf-8")
+            files.append(File.generated(config, STYLESHEET, content=css))
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

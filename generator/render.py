@@ -14,9 +14,11 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import jinja2
+import markdown
 from markdown.extensions.toc import unique
 
 from .catalogue import ListEntry, Project, RuleUse, Scope, walk_sections
@@ -118,19 +120,24 @@ def safe_markdown(text: str) -> str:
     return _SCHEME_LINK.sub("](#)", s)
 
 
+@lru_cache(maxsize=8192)
 def plain(text: str) -> str:
-    """Markdown to one line of plain text, for tooltips."""
-    s = RULE_LINK.sub(lambda m: m["use"], str(text))
-    s = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", s)
-    s = re.sub(r"[*_`#>]", "", s)
-    return re.sub(r"\s+", " ", s).strip()
+    """Markdown from data as one line of plain text, for tooltips: formatting goes, characters stay."""
+    rendered = markdown.markdown(safe_markdown(RULE_LINK.sub(lambda m: m["use"], str(text))))
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", rendered))).strip()
 
 
 def title_attr(text: str, limit: int = 400) -> str:
+    """A tooltip as a Markdown link title.
+
+    Escaped twice on purpose: the browser decodes the attribute once, and Material's tooltip then
+    inserts it as HTML, so a '<' in a rule's text must still be '&lt;' at that point.
+    """
     s = plain(text)
     if len(s) > limit:
         s = s[: limit - 1].rstrip() + "…"
-    return html.escape(s, quote=True).replace("(", "&#40;").replace(")", "&#41;")
+    once = html.escape(s, quote=True)
+    return once.replace("&", "&amp;").replace("(", "&#40;").replace(")", "&#41;")
 
 
 # --- where things are shown -----------------------------------------------------------------------
@@ -515,6 +522,11 @@ class Renderer:
         assert self.scope is not None
         return build(self.project, self.scope, model)
 
+    def built_rules(self, model: BuiltModel, built: BuiltProfile) -> list[str]:
+        """A built model's rules, in the order the source printed them where it printed them."""
+        printed = [str(r) for r in model.printed.rules] if model.printed else []
+        return sorted(built.rules, key=lambda r: printed.index(r) if r in printed else len(printed))
+
     def built_models_in(self, summary: ProfileSummary, army_list: ArmyList) -> list[BuiltModel]:
         if summary.of is None:
             return [s.built_model for s in walk_sections(army_list.sections) if s.built_model is not None]
@@ -534,19 +546,29 @@ class Renderer:
         return list(getattr(self.project.system.profiles, kind))
 
     def has(self, items: Iterable[Any], attr: str) -> bool:
-        return any(getattr(i, attr, None) not in (None, (), "", {}, False) for i in items)
+        return any(_present(getattr(i, attr, None)) for i in items)
 
     def weapon_rows(self, weapon: Weapon) -> Iterator[tuple[str, dict[str, Any], tuple[str, ...], bool]]:
         """(name, profile, rules, first) for each line of a weapon: one, or one per firing mode."""
+        name = f"{weapon.name} ({weapon.parameter})" if weapon.parameter else weapon.name
         if weapon.modes:
-            yield weapon.name, weapon.profile or {}, weapon.rules, True
+            yield name, weapon.profile or {}, weapon.rules, True
             for mode in weapon.modes:
                 yield f"- {mode.name}", mode.profile, mode.rules, False
         else:
-            yield weapon.name, weapon.profile or {}, weapon.rules, True
+            yield name, weapon.profile or {}, weapon.rules, True
 
     def title_of(self, page: str) -> str:
         return self.map.titles.get(page, page)
+
+
+def _present(value: Any) -> bool:
+    """Whether a field holds something to show: 0 does, None, False and empty values do not."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, (str, tuple, list, dict)):
+        return len(value) > 0
+    return True
 
 
 def cost_of_unit(project: Project, scope: Scope, unit: Unit) -> CostRange | None:

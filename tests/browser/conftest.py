@@ -1,0 +1,235 @@
+"""Browser-test fixtures: a real `mkdocs build`, a local HTTP server and Debian's Chromium.
+
+Everything is session-scoped and closed at the end (pytest runs with warnings as errors, so an
+unclosed socket or browser would fail the run as a ResourceWarning).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    Request,
+    Response,
+    Route,
+    ViewportSize,
+    sync_playwright,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 375, "height": 812}
+
+# Material links the Roboto web font from Google Fonts and falls back to system fonts when it cannot
+# load. The test machine has no internet, so these (and only these) third-party requests are answered
+# with an empty stylesheet; any other request off the local server is left alone and fails loudly.
+STUBBED_HOSTS = {"fonts.googleapis.com", "fonts.gstatic.com"}
+
+
+def project_copy(dest: Path) -> Path:
+    """A copy of the repository's site project (data, prose, config) that a test may edit."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for folder in ("data", "content", "overrides"):
+        if (REPO / folder).is_dir():
+            shutil.copytree(REPO / folder, dest / folder)
+    shutil.copy2(REPO / "mkdocs.yml", dest / "mkdocs.yml")
+    return dest
+
+
+def build_site(project: Path, out: Path) -> Path:
+    """Run a real `mkdocs build` of `project` into `out`; fail the test with mkdocs's output if it fails."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-f", str(project / "mkdocs.yml"), "-d", str(out)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if proc.returncode != 0 or not (out / "index.html").is_file():
+        pytest.fail(f"mkdocs build failed (exit {proc.returncode}) in {project}:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
+    return out
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve `directory` on 127.0.0.1 (a free port) in a thread; yields the base URL ending in '/'."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name=f"http:{directory.name}", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@dataclass
+class PageProblems:
+    """What went wrong while a page was used: console errors, uncaught exceptions, failed requests."""
+
+    origin: str
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    bad_responses: list[str] = field(default_factory=list)
+    stubbed: list[str] = field(default_factory=list)
+
+    def all(self) -> list[str]:
+        return [
+            *(f"console error: {m}" for m in self.console_errors),
+            *(f"uncaught exception: {m}" for m in self.page_errors),
+            *(f"request failed: {m}" for m in self.failed_requests),
+            *(f"HTTP error: {m}" for m in self.bad_responses),
+        ]
+
+    def clear(self) -> None:
+        for bucket in (self.console_errors, self.page_errors, self.failed_requests, self.bad_responses, self.stubbed):
+            bucket.clear()
+
+
+def _watch(page: Page, problems: PageProblems) -> None:
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            loc = msg.location
+            problems.console_errors.append(f"{msg.text} ({loc.get('url', '')}:{loc.get('lineNumber', '')})")
+
+    def on_failed(request: Request) -> None:
+        problems.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
+
+    def on_response(response: Response) -> None:
+        if response.status >= 400:
+            problems.bad_responses.append(f"{response.status} {response.request.method} {response.url}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: problems.page_errors.append(str(exc)))
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+
+
+def _stub_fonts(problems: PageProblems) -> Callable[[Route], None]:
+    def handle(route: Route) -> None:
+        problems.stubbed.append(route.request.url)
+        body = "/* stubbed by the browser tests: no internet */" if route.request.resource_type == "stylesheet" else ""
+        route.fulfill(status=200, body=body, content_type="text/css" if body else "application/octet-stream")
+
+    return handle
+
+
+@dataclass
+class Browsing:
+    """Opens watched pages on one served site."""
+
+    browser: Browser
+    base_url: str
+    _contexts: list[BrowserContext] = field(default_factory=list)
+
+    def url(self, path: str = "") -> str:
+        return self.base_url + path.lstrip("/")
+
+    def new_page(self, viewport: ViewportSize | None = None, *, phone: bool = False) -> tuple[Page, PageProblems]:
+        if phone:
+            context = self.browser.new_context(
+                viewport=viewport or PHONE,
+                color_scheme="light",
+                reduced_motion="reduce",
+                is_mobile=True,
+                has_touch=True,
+                device_scale_factor=2,
+            )
+        else:
+            context = self.browser.new_context(viewport=viewport or DESKTOP, color_scheme="light", reduced_motion="reduce")
+        self._contexts.append(context)
+        problems = PageProblems(origin=self.base_url)
+        context.route(lambda url: (urlsplit(url).hostname or "") in STUBBED_HOSTS, _stub_fonts(problems))
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        _watch(page, problems)
+        return page, problems
+
+    def close(self) -> None:
+        while self._contexts:
+            self._contexts.pop().close()
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's site, built once by a real `mkdocs build` from the repo root."""
+    return build_site(REPO, tmp_path_factory.mktemp("browser-site") / "site")
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir: Path) -> Iterator[str]:
+    with serve(site_dir) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Playwright]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium)", pytrace=False)
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver: Playwright) -> Iterator[Browser]:
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture
+def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
+    """Pages on the built repository site; every context opened in a test is closed after it."""
+    browsing = Browsing(browser, site_url)
+    try:
+        yield browsing
+    finally:
+        browsing.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
