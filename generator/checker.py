@@ -434,7 +434,12 @@ def check_army_list(ctx: Context, entry: ListEntry) -> None:
         )
     units = sum(1 for s in walk_sections(army_list.sections) if s.unit is not None)
     if units > MAX_UNITS_PER_LIST:
-        ctx.err(army_list.loc, "too-large", f"army list '{army_list.id}' has {units} units; the limit is {MAX_UNITS_PER_LIST}", "split it into several lists")
+        ctx.err(
+            army_list.loc,
+            "too-large",
+            f"army list '{army_list.id}' has {units} units; the limit is {MAX_UNITS_PER_LIST}",
+            "split it into several lists",
+        )
     categories = {c.id: c for c in module.army_building.categories} if module.army_building else {}
     names: dict[str, dict[str, Record]] = defaultdict(dict)
     for section in walk_sections(army_list.sections):

@@ -15,3 +15,6 @@ class RulesConfig(Config):
 
     nav = c.Type(bool, default=True)
     """Build the navigation from module metadata when mkdocs.yml has no `nav`."""
+
+    definitions_boost = c.Type(float, default=2.0)
+    """Search boost of pages that define special rules, so a definition outranks a table that only uses the name."""

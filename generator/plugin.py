@@ -74,11 +74,17 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages."""
+        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages.
+
+        Pages that define special rules get a search boost, so that a rule's definition outranks the
+        tables that merely use its name.
+        """
         assert self.generated is not None
+        path = page.file.src_uri.removesuffix(".md")
+        if path in self.generated.site_map.rule_pages.values():
+            page.meta.setdefault("search", {}).setdefault("boost", self.config.definitions_boost)
         if page.file.generated_by is not None:
             return markdown
-        path = page.file.src_uri.removesuffix(".md")
         text, problems = self.generated.expand(path, markdown)
         if problems:
             raise PluginError("\n".join(str(p) for p in problems))

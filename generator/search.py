@@ -25,7 +25,8 @@ def load_index(path: Path) -> tuple[Index, dict[str, dict[str, Any]]]:
     """Build a lunr index of the site's search entries (title boosted, as Material does)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     docs = [{"location": d["location"], "title": _text(d.get("title", "")), "text": _text(d.get("text", ""))} for d in data["docs"]]
-    index = lunr(ref="location", fields=[{"field_name": "title", "boost": 1000}, "text"], documents=docs)
+    boosts = [{"boost": d.get("boost", 1)} for d in data["docs"]]
+    index = lunr(ref="location", fields=[{"field_name": "title", "boost": 1000}, "text"], documents=list(zip(docs, boosts, strict=True)))
     return index, {d["location"]: d for d in docs}
 
 
