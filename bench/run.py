@@ -53,13 +53,32 @@ EXPERIMENTS: list[tuple[str, str, str | None, bool]] = [
     ("libyaml", "gen", None, True),
     ("prune-no-sections", "gen", "prune-no-sections", False),
     ("prune-no-sections", "plain", "prune-no-sections", False),
+    ("games-off-nav", "gen", "games-off-nav", False),
+    ("games-off-nav", "plain", "games-off-nav", False),
 ]
 
 # theme-feature variants measured by the experiments (applied to a copy of mkdocs.yml)
 VARIANTS: dict[str, dict[str, list[str]]] = {
     "prune": {"add": ["navigation.prune"], "remove": []},
     "prune-no-sections": {"add": ["navigation.prune"], "remove": ["navigation.sections"]},
+    # not a theme setting: the nav keeps home, core rules, landing pages and indexes, but no game's pages
+    # (still built and linked from the landing and module pages): the floor of what the nav costs per page
+    "games-off-nav": {"add": [], "remove": [], "nav": ["games-off"]},
 }
+
+
+def games_off_nav(nav: list[Any]) -> list[Any]:
+    """The navigation without sub-sections of top-level sections (each game's own section)."""
+    result: list[Any] = []
+    for item in nav:
+        if isinstance(item, dict) and len(item) == 1:
+            ((title, value),) = item.items()
+            if isinstance(value, list):
+                value = [x for x in value if not (isinstance(x, dict) and any(isinstance(v, list) for v in x.values()))]
+            result.append({title: value})
+        else:
+            result.append(item)
+    return result
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -371,12 +390,15 @@ def measure_serve(project: Path, runs: int, work: Path, edit: tuple[str, str, st
     }
 
 
-def write_variant(project: Path, name: str) -> str:
+def write_variant(project: Path, name: str, plain: Path) -> str:
+    """A copy of the project's mkdocs.yml with one variant applied; `plain` holds the full navigation."""
     config = synth.read_mkdocs_yml(project)
     features = list(config.get("theme", {}).get("features", []))
     change = VARIANTS[name]
     features = [f for f in features if f not in change["remove"]] + [f for f in change["add"] if f not in features]
     config["theme"]["features"] = features
+    if "games-off" in change.get("nav", []):
+        config["nav"] = games_off_nav(synth.read_mkdocs_yml(plain)["nav"])
     filename = f"mkdocs.{name}.yml"
     synth.write_mkdocs_yml(project / filename, config)
     return filename
@@ -660,7 +682,10 @@ def write_results(data: dict[str, Any], out: Path) -> None:
         add("## Experiments (one run each)")
         add("")
         add("Same projects, one change each. *prune*: `navigation.prune` added to `theme.features`; *prune-no-sections*: also")
-        add("`navigation.sections` removed; *libyaml*: the generator parses YAML with libyaml's C parser (`bench/_libyaml.py`,")
+        add("`navigation.sections` removed; *games-off-nav*: the nav without the games' own sections (pages still built; the")
+        add(
+            "floor of what the navigation costs per page, not a setting); *libyaml*: the generator parses YAML with libyaml's C parser (`bench/_libyaml.py`,"
+        )
         add("a drop-in for `generator.loader._Composer`; same problems and pages on the shipped and 10x data). Baseline = the")
         add("configuration as shipped (median of the main runs). CPU = user+sys of the build process, the fairer comparison")
         add("when other work shares the machine.")
@@ -847,7 +872,13 @@ def plot(data: dict[str, Any], out: Path) -> None:
             ax.errorbar(pages, meds, yerr=err, marker="o", capsize=4, label=f"full build, {label}", color=color, linewidth=2)
         ax.plot(pages, stage("load_s", per_page), marker="s", linestyle=":", color="tab:green", label="load+model+check (fresh process)")
         ax.plot(pages, stage("render_s", per_page), marker="^", linestyle=":", color="tab:red", label="render (fresh process)")
-        styles = {"prune": "--", "prune-no-sections": "-.", "prune + libyaml": (0, (1, 1)), "libyaml": (0, (3, 1, 1, 1))}
+        styles = {
+            "prune": "--",
+            "prune-no-sections": "-.",
+            "prune + libyaml": (0, (1, 1)),
+            "libyaml": (0, (3, 1, 1, 1)),
+            "games-off-nav": (0, (5, 2)),
+        }
         for name, project, _variant, _libyaml in EXPERIMENTS:
             if not per_page and name not in ("prune", "prune + libyaml"):
                 continue
@@ -911,7 +942,12 @@ def main() -> int:
     p.add_argument("--work", type=Path, default=BENCH / ".work", help="scratch folder for the synthetic projects (default bench/.work)")
     p.add_argument("--out", type=Path, default=BENCH / "results", help="results folder (default bench/results)")
     p.add_argument("--profile-size", type=int, default=10, help="size whose generated build is profiled (0: none; default 10)")
-    p.add_argument("--no-experiments", action="store_true", help="skip the theme-feature experiments")
+    p.add_argument("--no-experiments", action="store_true", help="skip the experiments")
+    p.add_argument(
+        "--experiments",
+        default="",
+        help="comma-separated experiments to run (default all: " + ", ".join(dict.fromkeys(e[0] for e in EXPERIMENTS)) + ")",
+    )
     p.add_argument("--no-serve", action="store_true", help="skip the mkdocs serve rebuild measurement")
     p.add_argument(
         "--quiet-wait",
@@ -1030,6 +1066,7 @@ def main() -> int:
             data["notes"].append(f"profile of the {n}x build skipped: over the time budget")
 
     # 6. experiments, one run each, smaller sizes first, in order of interest within a size
+    chosen = {x.strip() for x in args.experiments.split(",") if x.strip()}
     if not args.no_experiments:
         exp: dict[str, Any] = {}
         data["experiments"] = exp
@@ -1038,6 +1075,8 @@ def main() -> int:
             if budget.fits(data["sizes"][n]["stages"][0]["wall_s"]):
                 data["sizes"][n]["stages_libyaml"] = measure_stages(gen, gen.parent, "libyaml", "--libyaml")
             for name, project, variant, libyaml in EXPERIMENTS:
+                if chosen and name not in chosen:
+                    continue
                 root = projects[n][0 if project == "gen" else 1]
                 slot = exp.setdefault(n, {}).setdefault(project, {})
                 estimate = statistics.median(r["wall_s"] for r in data["sizes"][n][project])
@@ -1045,7 +1084,7 @@ def main() -> int:
                     slot[name] = {"skipped": "time budget"}
                     log(f"{n}x {project} {name}: skipped (time budget)")
                     continue
-                config = write_variant(root, variant) if variant else "mkdocs.yml"
+                config = write_variant(root, variant, projects[n][1]) if variant else "mkdocs.yml"
                 tag = f"{project}-{name.replace(' + ', '-')}"
                 slot[name] = measure_build(root, root.parent, tag, config=config, flags=("--libyaml",) if libyaml else ())
                 log(f"{n}x {project} {name}: {slot[name]['wall_s']:.1f} s")
