@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -886,15 +887,21 @@ def named_things(project: Project) -> Iterable[tuple[str, str, Record]]:
                 yield "model", section.built_model.name, section.built_model
 
 
+@lru_cache(maxsize=1)
+def english_dictionary() -> Any:
+    """The English word list, loaded once per process (it takes a fifth of a second)."""
+    from spellchecker import SpellChecker
+
+    return SpellChecker(distance=1)
+
+
 def check_names(ctx: Context, words: frozenset[str]) -> None:
     """Misspelt or oddly cased names: the source's commonest slip, and one no reference check sees.
 
     A word passes when the English dictionary or the project's word list (data/words.txt) knows it;
     acronyms (all capitals) and words with digits are left alone.
     """
-    from spellchecker import SpellChecker
-
-    dictionary = SpellChecker(distance=1)
+    dictionary = english_dictionary()
     for kind, name, record in named_things(ctx.project):
         where = _at(name, record)
         tokens = WORD.findall(str(name))

@@ -64,6 +64,33 @@ def _mkdocs(args: list[str], cwd: Path) -> int:
     return subprocess.call([sys.executable, "-m", "mkdocs", *args], cwd=cwd)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover_output(out: Path) -> None:
+    """Tidy what an earlier build killed part way left beside the output folder.
+
+    Staging folders of builds whose process is gone are removed; if the output folder itself is missing
+    because a build died between its two renames, the previous site is put back.
+    """
+    for stale in out.parent.glob(f".{out.name}-*-*"):
+        kind, _, rest = stale.name.removeprefix(f".{out.name}-").partition("-")
+        pid = rest.split("-", 1)[0]
+        if kind not in ("building", "old") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        if kind == "old" and not out.exists():
+            os.replace(stale, out)
+        else:
+            shutil.rmtree(stale, ignore_errors=True)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     """Build into a temporary folder beside the output and swap it in only when the build succeeds.
 
@@ -75,13 +102,14 @@ def cmd_build(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     out = (root / args.site_dir).resolve() if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-", dir=out.parent))
+    recover_output(out)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-{os.getpid()}-", dir=out.parent))
     process: subprocess.Popen[bytes] | None = None
 
     def stop(signum: int, _frame: object) -> None:
+        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps MkDocs.
         if process is not None and process.poll() is None:
             process.terminate()
-        shutil.rmtree(staging, ignore_errors=True)
         raise SystemExit(128 + signum)
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
@@ -94,10 +122,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         process = subprocess.Popen(command, cwd=root)
         code = process.wait()
         if code != 0:
-            shutil.rmtree(staging, ignore_errors=True)
             print("cadence: build failed; the previous site was left as it was", file=sys.stderr)
             return EXIT_PROBLEMS
-        old = out.parent / f".{out.name}-old-{os.getpid()}"
+        old = out.parent / f".{out.name}-old-{os.getpid()}-{staging.name.rsplit('-', 1)[-1]}"
         if out.exists():
             os.replace(out, old)
         os.replace(staging, out)
@@ -106,6 +133,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         shutil.rmtree(staging, ignore_errors=True)
 
 

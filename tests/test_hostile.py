@@ -1,0 +1,303 @@
+"""Broken and hostile input: located one-line errors, no traceback, nothing published wrong or lost."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.cli import main as cadence
+
+from .conftest import MINI, REPO, copy_project, mkdocs_build
+
+LINE = re.compile(r"^[^:\n]+:\d+:\d+: (error|warning)\[[a-z-]+\]: .+$")
+TARGETS = ("data/skirmish/army-lists/rangers.yaml", "data/skirmish/module.yaml", "data/core/module.yaml", "data/system.yaml")
+
+
+# --- mutations that always make a document invalid ----------------------------------------------
+
+
+def _insert(text: str, at: int, piece: str) -> str:
+    at = max(0, min(at, len(text)))
+    return text[:at] + piece + text[at:]
+
+
+def _line_start(text: str, fraction: float) -> int:
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return starts[min(int(fraction * len(starts)), len(starts) - 1)]
+
+
+@st.composite
+def broken_document(draw: st.DrawFn) -> tuple[str, bytes, str]:
+    """(target file, new bytes, kind of damage) for one of the fixture's data files."""
+    target = draw(st.sampled_from(TARGETS))
+    text = (MINI / target).read_text(encoding="utf-8")
+    kind = draw(
+        st.sampled_from(
+            [
+                "unknown-key",
+                "wrong-type",
+                "drop-required",
+                "unclosed",
+                "bad-utf8",
+                "duplicate-key",
+                "alias",
+                "tag",
+                "deep",
+                "not-a-mapping",
+                "unsafe-page",
+                "truncate",
+                "tab-indent",
+            ]
+        )
+    )
+    at = draw(st.floats(0, 1))
+    if kind == "unknown-key":
+        name = draw(st.from_regex(r"[a-z]{3,12}", fullmatch=True).filter(lambda n: n not in _KNOWN_KEYS))
+        top = text.split("\n", 1)
+        text = top[0] + f"\n  {name}: {draw(st.integers())}\n" + top[1]
+    elif kind == "wrong-type":
+        field = {"data/system.yaml": "name", "data/skirmish/army-lists/rangers.yaml": "name"}.get(target, "title")
+        replacement = draw(st.sampled_from(["[1, 2]", "{a: 1}", "~"]))
+        text, count = re.subn(rf"(\n  {field}: )[^\n]*", lambda m: m.group(1) + replacement, text, count=1)
+        assert count == 1
+    elif kind == "drop-required":
+        field = {"data/system.yaml": "profiles", "data/skirmish/army-lists/rangers.yaml": "name"}.get(target, "title")
+        text = re.sub(rf"\n  {field}:[^\n]*(\n    [^\n]*)*", "\n", text, count=1)
+    elif kind == "unclosed":
+        text = _insert(text, _line_start(text, at), "  broken: [1, {2\n")
+    elif kind == "bad-utf8":
+        raw = text.encode()
+        cut = int(at * len(raw))
+        return target, raw[:cut] + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xe9", b"\x80\x80"])) + raw[cut:], kind
+    elif kind == "duplicate-key":
+        first = text.split("\n", 2)
+        text = first[0] + "\n" + first[1] + "\n" + first[1] + "\n" + first[2]
+    elif kind == "alias":
+        text = text.replace("\n", "\n  extra: &a [1]\n  more: *a\n", 1)
+    elif kind == "tag":
+        tag = draw(st.sampled_from(["!!python/object/apply:os.system ['true']", "!!binary aGVsbG8=", "!custom 1", "!!set {a}"]))
+        text = text.replace("\n", f"\n  extra: {tag}\n", 1)
+    elif kind == "deep":
+        depth = draw(st.integers(41, 200))
+        text = text.replace("\n", "\n  extra: " + "[" * depth + "]" * depth + "\n", 1)
+    elif kind == "not-a-mapping":
+        text = draw(st.sampled_from(["- a\n- b\n", "just text\n", "42\n", "[1, 2]\n", "---\n- x\n"]))
+    elif kind == "unsafe-page":
+        page = draw(st.sampled_from(["../../etc/x", "/abs/page", "skirmish/../../x", "Skirmish/Rules", "a//b", "..", "x/./y"]))
+        target = "data/skirmish/army-lists/rangers.yaml"
+        text = (
+            (MINI / target)
+            .read_text(encoding="utf-8")
+            .replace("  title: Rangers Army List\n", f"  title: Rangers Army List\n  page: '{page}'\n")
+        )
+    elif kind == "truncate":
+        # cut inside a flow mapping: always leaves it unclosed
+        starts = [m.start() for m in re.finditer(r"\{", text)]
+        if not starts:
+            text = "{"
+        else:
+            start = starts[int(at * (len(starts) - 1))]
+            text = text[: start + 2]
+    elif kind == "tab-indent":
+        text = _insert(text, _line_start(text, at), "\tbad: 1\n")
+    return target, text.encode("utf-8"), kind
+
+
+_KNOWN_KEYS = {
+    "id", "name", "title", "page", "intro", "notice", "uses", "special_rules", "sections", "core", "status", "summary", "rounds",
+    "battlefield", "licence", "currency", "terms", "army_building", "pages", "tables", "errata", "changes", "value_forms", "profiles",
+    "landing_pages", "changes_release",
+}  # fmt: skip
+
+
+def run_check(project: Path) -> tuple[int, str]:
+    """`cadence check` in-process: the exit code and everything it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cadence(["-C", str(project), "check"])
+    return code, out.getvalue() + err.getvalue()
+
+
+TRIED: list[str] = []
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(broken_document())
+def test_malformed_documents_give_located_errors(case: tuple[str, bytes, str]) -> None:
+    target, data, kind = case
+    with tempfile.TemporaryDirectory() as scratch:
+        project = copy_project(MINI, Path(scratch) / "mini")
+        (project / target).write_bytes(data)
+        code, output = run_check(project)
+    TRIED.append(kind)
+    assert code in (1, 2), f"{kind}: exit {code}\n{output}"
+    assert "Traceback" not in output
+    lines = [line for line in output.splitlines() if line and not line.startswith(("as-published", "cadence:"))]
+    problems = [line for line in lines[:-1]]
+    assert problems, f"{kind}: no problem line\n{output}"
+    assert all(LINE.match(line) for line in problems), f"{kind}:\n{output}"
+    assert any(line.startswith(target) or line.startswith("data/") for line in problems)
+
+
+def test_report_how_many_malformed_inputs_were_tried() -> None:
+    """Runs after the property test in this module: prints the count and the kinds seen."""
+    from collections import Counter
+
+    counts = Counter(TRIED)
+    print(f"\nmalformed inputs tried: {len(TRIED)}; by kind: {dict(sorted(counts.items()))}")
+    assert len(TRIED) >= 1000
+
+
+def test_html_in_data_is_shown_as_text(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    payload = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    path = project / "data/skirmish/army-lists/rangers.yaml"
+    text = path.read_text()
+    text = text.replace("intro: Scouts of the *outer* marches.", f"intro: '{payload} [x](javascript:alert(3))'")
+    text = text.replace("{name: Ranger Captain,", f"{{name: 'Ranger Captain {payload}',")
+    text = text.replace("effect: 'The model gains [[Heavy Armour (1)]].'", f"effect: '{payload}'")
+    path.write_text(text)
+    rules = project / "data/core/module.yaml"
+    rules.write_text(rules.read_text().replace("text: This model ignores terrain when it moves.", f"text: '{payload}'"))
+    site = tmp_path / "site"
+    result = mkdocs_build(project, site, strict=False)
+    assert result.returncode == 0, result.stderr
+    for page in site.rglob("*.html"):
+        elements = parse_elements(page.read_text(encoding="utf-8"))
+        assert not [e for e in elements if any(name.startswith("on") for name, _ in e[1])], page
+        assert not [e for e in elements if e[0] == "img" and dict(e[1]).get("src") == "x"], page
+        assert not [e for e in elements if e[0] == "a" and (dict(e[1]).get("href") or "").startswith("javascript:")], page
+        assert not [e for e in elements if e[0] == "script" and "alert" in e[2]], page
+    army = (site / "skirmish/army-lists/rangers.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in army
+
+
+def parse_elements(markup: str) -> list[tuple[str, list[tuple[str, str | None]], str]]:
+    """Every element the browser would create: (tag, attributes, text of a script)."""
+    from html.parser import HTMLParser
+
+    found: list[tuple[str, list[tuple[str, str | None]], str]] = []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found.append((tag, attrs, ""))
+
+        def handle_data(self, data: str) -> None:
+            if found and found[-1][0] == "script":
+                tag, attrs, text = found[-1]
+                found[-1] = (tag, attrs, text + data)
+
+    parser = Collect()
+    parser.feed(markup)
+    parser.close()
+    return found
+
+
+@pytest.mark.parametrize("page", ["../../outside", "/etc/passwd", "skirmish/../../../x"])
+def test_pages_cannot_be_written_outside_the_site(page: str, tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    path = project / "data/skirmish/army-lists/rangers.yaml"
+    path.write_text(path.read_text().replace("  title: Rangers Army List\n", f"  title: Rangers Army List\n  page: '{page}'\n"))
+    result = mkdocs_build(project, tmp_path / "site")
+    assert result.returncode != 0
+    assert "error[unsafe-path]" in result.stderr
+    assert not (tmp_path / "outside.html").exists() and not (tmp_path / "x.html").exists()
+
+
+def test_too_many_units_is_refused(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    units = "".join(
+        f'        - unit: {{name: Extra {i}, models: [{{name: Extra Model {i}, profile: {{mov: 6", skl: 4+, hp: 1}}, points: 1}}]}}\n'
+        for i in range(1001)
+    )
+    path = project / "data/skirmish/army-lists/rangers.yaml"
+    path.write_text(
+        path.read_text().replace("    - heading: Elite Units\n      sections:\n", "    - heading: Elite Units\n      sections:\n" + units)
+    )
+    code, output = run_check(project)
+    assert code == 1
+    assert (
+        "data/skirmish/army-lists/rangers.yaml:2:3: error[too-large]: army list 'rangers' has 1003 units; the limit is 1000 (hint: split it into several lists)"
+        in output
+    )
+
+
+# --- atomic builds ------------------------------------------------------------------------------
+
+
+def _cadence_build(project: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "generator.cli", "build", "--quiet"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _snapshot(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture()
+def project_with_site(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    project = copy_project(REPO, tmp_path / "cadence")
+    process = _cadence_build(project)
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    return project, _snapshot(project / "site")
+
+
+def test_failed_build_leaves_the_previous_site(project_with_site: tuple[Path, dict[str, bytes]]) -> None:
+    project, before = project_with_site
+    path = project / "data/fracture/army-lists/sentinels.yaml"
+    path.write_text(path.read_text().replace("lists: [Mounted Secondary Weapons]", "lists: [Mounted Secondry Weapons]", 1))
+    process = _cadence_build(project)
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 1
+    assert "error[unknown-weapon-list]" in err and "the previous site was left as it was" in err
+    assert _snapshot(project / "site") == before
+    assert not list(project.glob(".site-*"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killed_build_leaves_the_previous_site(signum: int, project_with_site: tuple[Path, dict[str, bytes]]) -> None:
+    project, before = project_with_site
+    path = project / "content/index.md"
+    path.write_text(path.read_text() + "\nA change that must not be published half way.\n")
+    process = _cadence_build(project)
+    deadline = time.monotonic() + 60
+    while not list(project.glob(".site-building-*")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)  # well inside the build: MkDocs is loading, checking or writing pages
+    assert process.poll() is None, "the build finished before it could be killed"
+    if signum == signal.SIGKILL:
+        os.killpg(process.pid, signal.SIGKILL)  # the whole build at once, as an OOM killer or a CI timeout would
+    else:
+        process.send_signal(signum)  # the command itself; it stops MkDocs and cleans up
+    process.communicate(timeout=60)
+    assert process.returncode != 0
+    assert _snapshot(project / "site") == before
+    if signum == signal.SIGTERM:
+        assert not list(project.glob(".site-*"))
+    # the next build tidies what a killed one left and publishes the change whole
+    process = _cadence_build(project)
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    assert "A change that must not be published half way." in (project / "site/index.html").read_text()
+    assert not list(project.glob(".site-*"))
