@@ -59,7 +59,9 @@ def load_project(root: Path, data_dir: str = "data", content_dir: str = "content
     problems.extend(content_problems)
     project, found = assemble(documents, data_dir)
     problems.extend(found)
-    if project is not None:
+    # Cross-references are checked only on data that read cleanly: a file that failed to parse or
+    # to match the schema would otherwise echo as a cascade of "does not exist" errors elsewhere.
+    if project is not None and not any(p.severity.value == "error" for p in problems):
         words = read_words(root / data_dir / "words.txt")
         problems.extend(
             check_project(project, content, root=root if check_patches else None, data_dir=data_dir, content_dir=content_dir, words=words)
