@@ -56,6 +56,11 @@ class RuleUse:
         return f"{self.name} ({self.value})" if self.value is not None else self.name
 
 
+def rule_keys(rule: SpecialRule) -> list[str]:
+    """The slugs a rule is found by: its name and each alias."""
+    return [slugify(rule.name), *(slugify(a) for a in rule.aliases)]
+
+
 @dataclass(frozen=True)
 class Found(Generic[T]):
     """A thing found in a scope, with the key of the scope that defines it."""
@@ -81,6 +86,10 @@ class Scope:
     built_models: dict[str, BuiltModel] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
     parents: list[Scope] = field(default_factory=list)
+
+    def unique_rules(self) -> list[SpecialRule]:
+        """This scope's own rules, each once (aliases index a rule more than once)."""
+        return list({id(r): r for r in self.rules.values()}.values())
 
     def chain(self) -> Iterator[Scope]:
         """This scope and every scope it falls back on, nearest first, each once."""
@@ -137,8 +146,36 @@ class Project:
         """Core rules first, then the others by title: the order of navigation and landing pages."""
         return sorted(self.modules.values(), key=lambda m: (not m.core, m.title.lower()))
 
+    def parse_use(self, use: str, scope: Scope | None = None) -> RuleUse:
+        """Split a rule use into name and value, as the system writes them.
+
+        With values after a space ('Tough 2', 'Dangerous Terrain 2') the split is the one whose name
+        is a rule in scope; a use that names no rule keeps its whole text as the name.
+        """
+        if self.system.rule_values == "brackets":
+            return RuleUse.parse(use)
+        text = str(use).strip()
+        known = {key for s in scope.chain() for key in s.rules} if scope is not None else set()
+        if slugify(text) in known:
+            return RuleUse(text, None)
+        name, _, value = text.rpartition(" ")
+        if name and slugify(name) in known:
+            return RuleUse(name, value)
+        return RuleUse(text, None)
+
+    def use_text(self, name: str, value: str | None) -> str:
+        if value is None:
+            return name
+        return f"{name} {value}" if self.system.rule_values == "space" else f"{name} ({value})"
+
+    def rule_title(self, rule: SpecialRule) -> str:
+        """A rule's heading: its names, its parameter as the system writes values, and its cost."""
+        names = " / ".join([rule.name, *rule.aliases])
+        title = self.use_text(names, rule.parameter)
+        return f"{title} ({rule.cost})" if rule.cost else title
+
     def rule(self, use: str, scope: Scope) -> Found[SpecialRule] | None:
-        name = slugify(RuleUse.parse(use).name)
+        name = slugify(self.parse_use(use, scope).name)
         for s in scope.chain():
             if name in s.rules:
                 return Found(s.rules[name], s.key)
@@ -158,7 +195,7 @@ class Project:
         for s in scope.chain():
             for value in getattr(s, table).values():
                 item = value[0] if isinstance(value, list) else value
-                names.append(item.title if isinstance(item, SpecialRule) else str(item.name))
+                names.append(str(item.name))
         return names
 
 
@@ -174,7 +211,8 @@ def _add(table: dict[str, list[T]], name: str, item: T) -> None:
 
 def _index_list(scope: Scope, army_list: ArmyList) -> None:
     for rule in army_list.special_rules:
-        scope.rules.setdefault(slugify(rule.name), rule)
+        for key in rule_keys(rule):
+            scope.rules.setdefault(key, rule)
     for section in walk_sections(army_list.sections):
         if section.unit is not None:
             scope.units.setdefault(section.unit.id or slugify(section.unit.name), section.unit)
@@ -261,7 +299,8 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
     for module in modules.values():
         scope = Scope(key=module.id, title=module.title, module=module.id)
         for rule in module.special_rules:
-            scope.rules.setdefault(slugify(rule.name), rule)
+            for key in rule_keys(rule):
+                scope.rules.setdefault(key, rule)
         for table in module.tables:
             scope.tables.setdefault(table.id or slugify(table.name), table)
         scopes[module.id] = scope

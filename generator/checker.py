@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from .catalogue import ListEntry, Project, RuleUse, Scope, walk_sections
+from .catalogue import ListEntry, Project, Scope, walk_sections
 from .loader import LocStr, loc_of
 from .model import (
     ArmyList,
@@ -204,35 +204,40 @@ def check_profile(
 def check_rule_uses(
     ctx: Context, uses: Iterable[str], scope: Scope, owner: Record, name: str, page: str, kinds: tuple[str, ...] = ("unit", "weapon")
 ) -> None:
+    project = ctx.project
     for use in uses:
-        parsed = RuleUse.parse(use)
-        found = ctx.project.rule(use, scope)
+        parsed = project.parse_use(use, scope)
+        found = project.rule(use, scope)
         where = _at(use, owner)
         if found is None:
-            hint = did_you_mean(parsed.name, [r.name for s in scope.chain() for r in s.rules.values()])
+            hint = did_you_mean(parsed.name, [n for s in scope.chain() for r in s.unique_rules() for n in (r.name, *r.aliases)])
             ctx.err(where, "unknown-rule", f"{name} uses special rule '{use}', which is not defined in {_scope_names(scope)}", hint)
             continue
         rule = found.item
         ctx.used_rules[(found.scope, slugify(rule.name))].append((page, where))
-        if rule.name != parsed.name:
+        title = project.rule_title(rule)
+        if parsed.name not in (rule.name, *rule.aliases):
             ctx.err(
                 where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?"
             )
-        if rule.parameter and parsed.value is None:
+        if rule.parameter and parsed.value is None and not rule.parameter_optional:
             ctx.err(
-                where, "rule-arity", f"{name} uses '{rule.name}' without a value; the rule is {rule.title}", f"write '{rule.name} (value)'"
+                where,
+                "rule-arity",
+                f"{name} uses '{rule.name}' without a value; the rule is {title}",
+                f"write '{project.use_text(rule.name, 'value')}'",
             )
         elif not rule.parameter and parsed.value is not None:
             ctx.err(where, "rule-arity", f"{name} gives '{rule.name}' a value ({parsed.value}), but the rule takes none")
         elif rule.parameter and parsed.value is not None and rule.values and parsed.value != rule.parameter:
-            forms = ctx.project.system.value_forms
+            forms = project.system.value_forms
             if not any(f in forms and re.fullmatch(forms[f].pattern, parsed.value) for f in rule.values):
                 examples = " or ".join(forms[f].example for f in rule.values if f in forms and forms[f].example)
                 ctx.err(
                     where,
                     "value-form",
                     f"{name} gives '{rule.name}' the value {parsed.value!r}, which is not written as {' or '.join(rule.values)}",
-                    f"write it like {rule.name} ({examples})" if examples else "",
+                    f"write it like {project.use_text(rule.name, examples)}" if examples else "",
                 )
 
 
@@ -249,6 +254,13 @@ def check_special_rules(ctx: Context, rules: Iterable[SpecialRule], scope: Scope
                 rule.loc, "duplicate", f"special rule '{rule.name}' is defined twice in {scope.title} (first at line {seen[key].loc.line})"
             )
         seen[key] = rule
+        if rule.kind not in ctx.project.system.rule_kinds:
+            ctx.err(
+                _at(rule.kind, rule),
+                "value",
+                f"special rule '{rule.name}' is of kind '{rule.kind}', which the system does not declare",
+                did_you_mean(rule.kind, list(ctx.project.system.rule_kinds)) or f"rule kinds: {', '.join(ctx.project.system.rule_kinds)}",
+            )
         if "(" in rule.name:
             ctx.err(
                 _at(rule.name, rule), "rule-name", f"special rule name '{rule.name}' has a parenthesis; put the parameter in 'parameter:'"
@@ -524,7 +536,7 @@ def check_weapon(ctx: Context, weapon: Weapon, scope: Scope, page: str) -> None:
 def _resolve(ctx: Context, table: str, name: str, scope: Scope, owner: Record, what: str, context: str) -> Any:
     found = ctx.project.find(table, name, scope)
     if found is None and table == "weapons":
-        found = ctx.project.find(table, RuleUse.parse(name).name, scope)
+        found = ctx.project.find(table, ctx.project.parse_use(name, scope).name, scope)
     if found is None:
         hint = did_you_mean(name, ctx.project.names_in_scope(table, scope))
         ctx.err(
@@ -782,8 +794,12 @@ def check_content_links(ctx: Context, content: dict[str, str], content_dir: str)
                 if len(directive.args) != 1 or directive.args[0] not in project.scopes:
                     name = directive.args[0] if directive.args else ""
                     ctx.err(where, "directive", f"special-rules names unknown scope '{name}'", did_you_mean(name, list(project.scopes)))
-                elif directive.options.get("kind", "unit") not in ("unit", "weapon"):
-                    ctx.err(where, "directive", f"special-rules kind must be unit or weapon, not '{directive.options['kind']}'")
+                elif directive.options.get("kind", project.system.rule_kinds[0]) not in project.system.rule_kinds:
+                    ctx.err(
+                        where,
+                        "directive",
+                        f"special-rules kind must be one of {', '.join(project.system.rule_kinds)}, not '{directive.options['kind']}'",
+                    )
             elif directive.name == "table":
                 target = directive.args[0] if directive.args else ""
                 module_id, _, table_id = target.partition("/")
@@ -815,7 +831,7 @@ def check_content_links(ctx: Context, content: dict[str, str], content_dir: str)
                     Location(path, line, column),
                     "unknown-rule",
                     f"[[{use}]] names no special rule in {_scope_names(scope)}",
-                    did_you_mean(RuleUse.parse(use).name, [r.name for s in scope.chain() for r in s.rules.values()]),
+                    did_you_mean(project.parse_use(use, scope).name, [r.name for s in scope.chain() for r in s.unique_rules()]),
                 )
             else:
                 ctx.used_rules[(found.scope, slugify(found.item.name))].append((page, Location(path, line, column)))
@@ -849,7 +865,7 @@ def check_unused(ctx: Context) -> None:
         module = project.modules.get(scope.key)
         if module is not None and module.core:
             continue
-        for rule in scope.rules.values():
+        for rule in scope.unique_rules():
             if not rule.optional and (scope.key, slugify(rule.name)) not in ctx.used_rules:
                 ctx.warn(rule.loc, "unused", f"special rule '{rule.name}' is defined in {scope.title} but nothing uses it")
 
@@ -918,7 +934,13 @@ def check_names(ctx: Context, words: frozenset[str]) -> None:
             )
             ctx.warn(where, "spelling", f"{kind} '{name}': '{token}' is not a known word", hint)
         titled = [t for t in tokens[1:] if t.lower() not in SMALL_WORDS and len(t) > 2]
-        if kind != "heading" and titled and any(t[0].islower() for t in titled) and any(t[0].isupper() for t in tokens[1:]) is False:
+        if (
+            ctx.project.system.name_case == "title"
+            and kind != "heading"
+            and titled
+            and any(t[0].islower() for t in titled)
+            and any(t[0].isupper() for t in tokens[1:]) is False
+        ):
             lower = next(t for t in titled if t[0].islower())
             ctx.warn(
                 where,

@@ -82,6 +82,11 @@ class System(Record):
     value_forms: dict[str, ValueForm] = field(metadata=doc("How profile values are written."))
     profiles: Profiles = field(metadata=doc("Model and weapon profile columns."))
     landing_pages: LandingPages = field(default_factory=LandingPages, metadata=doc("Generated landing pages."))
+    rule_values: Literal["brackets", "space"] = field(
+        default="brackets", metadata=doc("How a rule's value follows its name: 'Heavy Armour (2)' (brackets) or 'Tough 2' (space).")
+    )
+    rule_kinds: tuple[str, ...] = field(default=("unit", "weapon"), metadata=doc("The kinds of special rule, e.g. unit, weapon, terrain."))
+    name_case: Literal["title", "any"] = field(default="title", metadata=doc("Whether names must be in title case."))
     changes_release: str = field(default="", metadata=doc("The release the recent changes belong to, shown as their heading."))
     changes: tuple[Change, ...] = field(default=(), metadata=doc("Site-wide change entries."))
 
@@ -97,15 +102,12 @@ class SpecialRule(Record):
     values: tuple[str, ...] = field(
         default=(), metadata=doc("Value forms the parameter accepts (names from the system's value_forms); any text when empty.")
     )
-    kind: Literal["unit", "weapon"] = field(metadata=doc("Whether the rule applies to units or to weapons."))
+    kind: str = field(metadata=doc("What the rule applies to: one of the system's rule_kinds (unit, weapon, ...)."))
+    aliases: tuple[str, ...] = field(default=(), metadata=doc("Other names of the same rule, each found and linked like the name."))
+    parameter_optional: bool = field(default=False, metadata=doc("The rule may be used with or without its value."))
     cost: str | None = field(default=None, metadata=doc("What using it costs, shown after the name, e.g. '1 Cmd'."))
     text: str = field(metadata=doc("The rule, in Markdown; [[Rule]] links to another rule."))
     optional: bool = field(default=False, metadata=doc("Offered for players to give their own units; not reported when nothing uses it."))
-
-    @property
-    def title(self) -> str:
-        title = f"{self.name} ({self.parameter})" if self.parameter else self.name
-        return f"{title} ({self.cost})" if self.cost else title
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,6 +160,7 @@ class Category(Record):
     name: str = field(metadata=doc("Category name."))
     min_share: int | None = field(default=None, metadata=doc("Least share of the army's points, in percent."))
     max_share: int | None = field(default=None, metadata=doc("Greatest share of the army's points, in percent."))
+    units: Range | None = field(default=None, metadata=doc("How many units of this category an army has."))
     counts_as: str | None = field(default=None, metadata=doc("Another category whose share this one counts towards."))
     min_game_points: int | None = field(default=None, metadata=doc("Only used in games of at least this many points."))
     note: str = field(default="", metadata=doc("Anything else about the category (Markdown)."))

@@ -255,7 +255,7 @@ def build_site_map(project: Project, content_pages: dict[str, str]) -> tuple[Sit
             target = project.scopes.get(scope)
             if target is None:
                 continue
-            for rule in target.rules.values():
+            for rule in target.unique_rules():
                 if kind in ("*", rule.kind):
                     anchor = rule_heading_id(rule)
                     if anchor in used:
@@ -357,7 +357,7 @@ class Renderer:
         groups = []
         for module in self.project.ordered_modules():
             scopes = [self.project.scopes[module.id]] + [self.project.scopes[e.key] for e in self.project.lists if e.module == module.id]
-            rules = [(s.key, r) for s in scopes for r in s.rules.values()]
+            rules = [(s.key, r) for s in scopes for r in s.unique_rules()]
             if rules:
                 groups.append((module, sorted(rules, key=lambda sr: sr[1].name.lower())))
         return self._render("rules_index.md.j2", page, None, groups=groups, usage=usage)
@@ -400,9 +400,10 @@ class Renderer:
             if scope is None:
                 return "", f"unknown scope '{directive.args[0]}'"
             kind = directive.options.get("kind", "*")
-            if kind not in ("*", "unit", "weapon"):
-                return "", f"kind must be unit or weapon, not '{kind}'"
-            rules = sorted((r for r in scope.rules.values() if kind in ("*", r.kind)), key=lambda r: r.name.lower())
+            kinds = self.project.system.rule_kinds
+            if kind != "*" and kind not in kinds:
+                return "", f"kind must be one of {', '.join(kinds)}, not '{kind}'"
+            rules = sorted((r for r in scope.unique_rules() if kind in ("*", r.kind)), key=lambda r: r.name.lower())
             level = int(directive.options.get("level", "3"))
             self.scope = scope
             return self.env.get_template("special_rules.md.j2").render(site=self, rules=rules, level=level, scope_key=scope.key), None
@@ -464,6 +465,9 @@ class Renderer:
             return escape_text(use)
         page, anchor = place
         return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}")'
+
+    def rule_title(self, rule: SpecialRule) -> str:
+        return self.project.rule_title(rule)
 
     def rules(self, uses: Iterable[str]) -> str:
         return ", ".join(self.rule_link(u) or escape_text(u) for u in uses)
@@ -581,7 +585,7 @@ def cost_of_unit(project: Project, scope: Scope, unit: Unit) -> CostRange | None
     return unit_cost(
         unit,
         weapon_list=lambda n: one("weapon_lists", n),
-        weapon=lambda n: one("weapons", RuleUse.parse(n).name) or one("weapons", n),
+        weapon=lambda n: one("weapons", n) or one("weapons", RuleUse.parse(n).name),
         upgrade=lambda n: one("upgrades", n),
     )
 

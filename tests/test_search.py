@@ -26,11 +26,11 @@ def rule_definitions() -> dict[str, list[tuple[str, str]]]:
     places: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key, scope in loaded.project.scopes.items():
         module = loaded.project.modules[scope.module]
-        for rule in scope.rules.values():
+        for rule in scope.unique_rules():
             place = generated.site_map.rule_place(key, rule)
             assert place is not None, f"rule {rule.name} of {key} is not shown on any page"
             page, anchor = place
-            places[rule.title].append((f"{page}.html#{anchor}", module.title))
+            places[loaded.project.rule_title(rule)].append((f"{page}.html#{anchor}", module.title))
     return places
 
 
