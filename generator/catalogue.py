@@ -237,7 +237,7 @@ def _index_list(scope: Scope, army_list: ArmyList) -> None:
 
 
 def module_of(rel: str, data_dir: str) -> str:
-    """The module folder a data file sits in: `data/fracture/army-lists/x.yaml` → `fracture`."""
+    """The module folder a data file sits in: `data/my-game/army-lists/x.yaml` → `my-game`."""
     parts = PurePosixPath(rel).relative_to(data_dir).parts
     return parts[0] if len(parts) > 1 else ""
 

@@ -290,7 +290,7 @@ def check_module(ctx: Context, module: Module, content: dict[str, str], generate
             ctx.err(
                 _at(path, module),
                 "unsafe-path",
-                f"page path {path!r} must be a relative site path of lowercase slugs, like 'fracture/missions'",
+                f"page path {path!r} must be a relative site path of lowercase slugs, like 'my-game/missions'",
             )
         elif path not in content and path not in generated:
             ctx.err(
@@ -425,7 +425,7 @@ def check_army_list(ctx: Context, entry: ListEntry) -> None:
         ctx.err(
             _at(army_list.page, army_list),
             "unsafe-path",
-            f"page path {page!r} must be a relative site path of lowercase slugs, like 'fracture/army-lists/sentinels'",
+            f"page path {page!r} must be a relative site path of lowercase slugs, like 'my-game/army-lists/raiders'",
         )
     for used in army_list.uses:
         if used not in project.scopes or "/" not in used:
@@ -723,13 +723,14 @@ def check_built_model(ctx: Context, model: Any, scope: Scope, module: Module, pa
                     ctx.used_lists.add(id(candidate))
     rules = module.army_building.cost if module.army_building else None
     built = build_model(base, upgrades, weapons, rules)
+    currency = module.currency.name if module.currency else "points"
     printed = model.printed
     check_rule_uses(ctx, built.rules, scope, model, where, page)
     if printed is None:
         return
     if printed.points is not None and printed.points != built.points:
         ctx.err(
-            _at(printed.points, printed), "points", f"{where} is printed at {printed.points} points, but its setup costs {built.points}"
+            _at(printed.points, printed), "points", f"{where} is printed at {printed.points} {currency}, but its setup costs {built.points}"
         )
     if printed.profile is not None:
         columns = {c.key: c for c in ctx.project.system.profiles.model}
