@@ -107,13 +107,13 @@ def check_system(ctx: Context) -> None:
     system = ctx.project.system
     for module in ctx.project.modules.values():
         for rule in module.special_rules:
-            for form in rule.values:
-                if form not in system.value_forms:
+            for form_name in rule.values:
+                if form_name not in system.value_forms:
                     ctx.err(
-                        _at(form, rule),
+                        _at(form_name, rule),
                         "unknown-form",
-                        f"rule '{rule.name}' names unknown value form '{form}'",
-                        did_you_mean(form, list(system.value_forms)),
+                        f"rule '{rule.name}' names unknown value form '{form_name}'",
+                        did_you_mean(form_name, list(system.value_forms)),
                     )
     for name, form in system.value_forms.items():
         try:
@@ -402,7 +402,7 @@ def check_roll_ranges(ctx: Context, table: Table) -> None:
 def _ranges(numbers: list[int]) -> str:
     parts: list[str] = []
     start = prev = numbers[0]
-    for n in [*numbers[1:], None]:  # type: ignore[list-item]
+    for n in [*numbers[1:], None]:
         if n is not None and n == prev + 1:
             prev = n
             continue
@@ -548,7 +548,7 @@ def _resolve(ctx: Context, table: str, name: str, scope: Scope, owner: Record, w
         return None
     item = found.item[0] if isinstance(found.item, list) else found.item
     if table == "weapons":
-        ctx.used_weapons.update(id(w) for w in found.item)
+        ctx.used_weapons.update(id(w) for w in (found.item if isinstance(found.item, list) else [found.item]))
     if table in ("weapon_lists",):
         ctx.used_lists.add(id(item))
     if table == "upgrades":
@@ -631,14 +631,14 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
         check_markdown(ctx, unit.upgrades.text, scope, unit.upgrades, page)
         for name in (*unit.upgrades.fixed, *unit.upgrades.option_names):
             _resolve(ctx, "upgrades", name, scope, unit.upgrades, "upgrade", where)
-        for option in unit.upgrades.options:
-            if not isinstance(option, str):
-                for model_name in option.models:
+        for offered in unit.upgrades.options:
+            if not isinstance(offered, str):
+                for model_name in offered.models:
                     if slugify(model_name) not in model_names:
                         ctx.err(
-                            _at(model_name, option),
+                            _at(model_name, offered),
                             "unknown-model",
-                            f"{where} offers '{option.name}' to model '{model_name}', which the unit does not have",
+                            f"{where} offers '{offered.name}' to model '{model_name}', which the unit does not have",
                             did_you_mean(model_name, [m.name for m in unit.models]),
                         )
     check_budgets(ctx, unit, scope, module)
@@ -857,7 +857,7 @@ def check_unused(ctx: Context) -> None:
         for section in walk_sections(entry.army_list.sections):
             wl = section.weapon_list
             if wl is not None and id(wl) not in ctx.used_lists and not any(id(w) in ctx.used_weapons for w in wl.weapons):
-                ctx.warn(section.weapon_list.loc, "unused", f"weapon list '{section.weapon_list.name}' is not offered to any unit")
+                ctx.warn(wl.loc, "unused", f"weapon list '{wl.name}' is not offered to any unit")
             if section.upgrade_list is not None:
                 for upgrade in section.upgrade_list.upgrades:
                     if id(upgrade) not in ctx.used_upgrades:

@@ -160,7 +160,8 @@ def _compose(text: str) -> Node | None:
             raise _AliasError(event.start_mark)
         if getattr(event, "anchor", None) is not None:
             raise _AliasError(event.start_mark, anchor=True)
-    return yaml.compose(text, Loader=_FastLoader)  # type: ignore[no-any-return]
+    node: Node | None = yaml.compose(text, Loader=_FastLoader)
+    return node
 
 
 class _AliasError(Exception):

@@ -12,7 +12,6 @@ import dataclasses
 import re
 import types
 import typing
-from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
 from .loader import LocInt, LocStr, YList, YMap, loc_of
@@ -23,18 +22,24 @@ SLUG = r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$"
 _MISSING = object()
 
 
-@cache
+_HINTS: dict[type, dict[str, Any]] = {}
+_FIELDS: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def yaml_key(f: dataclasses.Field[Any]) -> str:
     return str(f.metadata.get("key", f.name))
 
 
-@cache
 def data_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
-    return tuple(f for f in dataclasses.fields(cls) if not f.metadata.get("internal"))
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple(f for f in dataclasses.fields(cls) if not f.metadata.get("internal"))
+    return _FIELDS[cls]
 
 
 def _describe(tp: Any) -> str:
