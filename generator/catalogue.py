@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .loader import Document
 from .model import (
@@ -209,6 +209,15 @@ def _add(table: dict[str, list[T]], name: str, item: T) -> None:
     table.setdefault(slugify(name), []).append(item)
 
 
+def _index_block(blocks: dict[str, T], items: dict[str, list[Any]], block: T, entries: tuple[Any, ...]) -> None:
+    """Index a weapon or upgrade list by its id and by its name, and its entries by name."""
+    name = str(getattr(block, "name", ""))
+    for key in {getattr(block, "id", "") or slugify(name), slugify(name)}:
+        blocks.setdefault(key, block)
+    for entry in entries:
+        _add(items, entry.name, entry)
+
+
 def _index_list(scope: Scope, army_list: ArmyList) -> None:
     for rule in army_list.special_rules:
         for key in rule_keys(rule):
@@ -219,17 +228,9 @@ def _index_list(scope: Scope, army_list: ArmyList) -> None:
             for model in section.unit.models:
                 _add(scope.models, model.name, model)
         if section.weapon_list is not None:
-            wl = section.weapon_list
-            for key in {wl.id or slugify(wl.name), slugify(wl.name)}:
-                scope.weapon_lists.setdefault(key, wl)
-            for weapon in wl.weapons:
-                _add(scope.weapons, weapon.name, weapon)
+            _index_block(scope.weapon_lists, scope.weapons, section.weapon_list, section.weapon_list.weapons)
         if section.upgrade_list is not None:
-            ul = section.upgrade_list
-            for key in {ul.id or slugify(ul.name), slugify(ul.name)}:
-                scope.upgrade_lists.setdefault(key, ul)
-            for upgrade in ul.upgrades:
-                _add(scope.upgrades, upgrade.name, upgrade)
+            _index_block(scope.upgrade_lists, scope.upgrades, section.upgrade_list, section.upgrade_list.upgrades)
         if section.built_model is not None:
             scope.built_models.setdefault(slugify(section.built_model.name), section.built_model)
         if section.table is not None:

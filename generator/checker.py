@@ -103,18 +103,18 @@ def _generated_paths(project: Project) -> dict[str, str]:
 # --- the system ------------------------------------------------------------------------------------
 
 
+def _check_form_names(ctx: Context, names: Iterable[str], owner: Record, what: str) -> None:
+    forms = ctx.project.system.value_forms
+    for form in names:
+        if form not in forms:
+            ctx.err(_at(form, owner), "unknown-form", f"{what} names unknown value form '{form}'", did_you_mean(form, list(forms)))
+
+
 def check_system(ctx: Context) -> None:
     system = ctx.project.system
     for module in ctx.project.modules.values():
         for rule in module.special_rules:
-            for form_name in rule.values:
-                if form_name not in system.value_forms:
-                    ctx.err(
-                        _at(form_name, rule),
-                        "unknown-form",
-                        f"rule '{rule.name}' names unknown value form '{form_name}'",
-                        did_you_mean(form_name, list(system.value_forms)),
-                    )
+            _check_form_names(ctx, rule.values, rule, f"rule '{rule.name}'")
     for name, form in system.value_forms.items():
         try:
             re.compile(form.pattern)
@@ -126,14 +126,7 @@ def check_system(ctx: Context) -> None:
             if column.key in seen:
                 ctx.err(column.loc, "duplicate", f"{kind} profile column '{column.key}' is declared twice")
             seen.add(column.key)
-            for form in column.forms:
-                if form not in system.value_forms:
-                    ctx.err(
-                        _at(form, column),
-                        "unknown-form",
-                        f"column '{column.key}' names unknown value form '{form}'",
-                        did_you_mean(form, list(system.value_forms)),
-                    )
+            _check_form_names(ctx, column.forms, column, f"column '{column.key}'")
 
 
 def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
