@@ -1,12 +1,11 @@
 """One `mkdocs build`, timed from the inside: run as a subprocess by `bench/run.py`.
 
-    python bench/_build.py PROJECT SITE_DIR OUT.json [--config mkdocs.variant.yml] [--profile OUT.prof] [--libyaml]
+    python bench/_build.py PROJECT SITE_DIR OUT.json [--config mkdocs.variant.yml] [--profile OUT.prof]
 
 It is `mkdocs build --strict --quiet` with the rules plugin's hooks wrapped in timers, so the report can
 say how much of a full build is the generator's own work (load + check + render + expand) as measured
 inside the very build whose wall time the parent takes. The plain-Markdown site goes through the same
-driver (it simply has no rules hooks to time), so both builds pay the same start-up. With --libyaml the
-generator parses YAML with libyaml (the experiment in `_libyaml.py`).
+driver (it simply has no rules hooks to time), so both builds pay the same start-up.
 """
 
 from __future__ import annotations
@@ -59,12 +58,6 @@ def main() -> int:
         i = args.index("--config")
         config = args[i + 1]
         del args[i : i + 2]
-    if "--libyaml" in args:
-        args.remove("--libyaml")
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import _libyaml
-
-        _libyaml.install()
     project, site_dir, out = Path(args[0]).resolve(), args[1], Path(args[2]).resolve()
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     os.chdir(project)

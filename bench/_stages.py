@@ -1,14 +1,13 @@
 """The generator's in-process stages, timed in a fresh interpreter: run as a subprocess by `bench/run.py`.
 
-    python bench/_stages.py PROJECT OUT.json [--tracemalloc] [--yaml] [--libyaml]
+    python bench/_stages.py PROJECT OUT.json [--tracemalloc] [--yaml]
 
 Times `load_project` (read + model + check), `generate` (render every generated page) and expanding
 every content page, as the plugin and `cadence check` do in a new process. Memory: the process's peak
 RSS after imports and at the end (VmHWM), and with --tracemalloc the peak of Python allocations during
-the stages (tracemalloc slows them, so its run is not used for time). With --yaml it also times parsing
-the data files with the generator's loader against composing them with libyaml's C parser (the
-experiment behind the report's YAML recommendation); with --libyaml the generator itself loads through
-libyaml (`_libyaml.py`).
+the stages (tracemalloc slows them, so its run is not used for time). With --yaml it also times reading
+the data files with the generator's loader (parse + located values) against bare parsing with libyaml's
+C parser, to show what YAML itself costs.
 """
 
 from __future__ import annotations
@@ -36,11 +35,6 @@ def main() -> int:
     args = [a for a in args if not a.startswith("--")]
     project, out = Path(args[0]).resolve(), Path(args[1])
     t0 = time.perf_counter()
-    if "--libyaml" in sys.argv:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import _libyaml
-
-        _libyaml.install()
     from generator.pages import generate, load_project
 
     t_import = time.perf_counter() - t0
