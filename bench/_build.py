@@ -22,15 +22,12 @@ from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-HOOKS = ("on_config", "on_files", "on_page_markdown", "on_serve")
-
-
 def _wrap_plugin(timings: dict[str, float], cpu: dict[str, float], counts: dict[str, int]) -> None:
     try:
         from generator.plugin import RulesPlugin
     except ImportError:
         return
-    for name in HOOKS:
+    for name in [n for n in vars(RulesPlugin) if n.startswith("on_") and callable(vars(RulesPlugin)[n])]:
         original = getattr(RulesPlugin, name)
 
         @functools.wraps(original)
