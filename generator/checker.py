@@ -898,8 +898,19 @@ def named_things(project: Project) -> Iterable[tuple[str, str, Record]]:
 
 
 @lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The English word list that pyspellchecker ships, read once per process."""
+    import gzip
+    import json
+    from importlib import resources
+
+    data = resources.files("spellchecker").joinpath("resources/en.json.gz").read_bytes()
+    return frozenset(json.loads(gzip.decompress(data)))
+
+
+@lru_cache(maxsize=1)
 def english_dictionary() -> Any:
-    """The English word list, loaded once per process (it takes a fifth of a second)."""
+    """pyspellchecker itself, only to suggest a correction for a word it does not know."""
     from spellchecker import SpellChecker
 
     return SpellChecker(distance=1)
@@ -911,16 +922,16 @@ def check_names(ctx: Context, words: frozenset[str]) -> None:
     A word passes when the English dictionary or the project's word list (data/words.txt) knows it;
     acronyms (all capitals) and words with digits are left alone.
     """
-    dictionary = english_dictionary()
+    known = english_words()
     for kind, name, record in named_things(ctx.project):
         where = _at(name, record)
         tokens = WORD.findall(str(name))
         parts = [p for t in tokens for p in t.split("-") if p]
         unknown = [
-            p for p in parts if not p.isupper() and p.lower().strip("'") not in words and not dictionary.known([p.lower().strip("'")])
+            p for p in parts if not p.isupper() and p.lower().strip("'") not in words and p.lower().strip("'") not in known
         ]
         for token in dict.fromkeys(unknown):
-            guess = dictionary.correction(token.lower())
+            guess = english_dictionary().correction(token.lower())
             hint = (
                 f"did you mean '{guess}'? If '{token}' is right, add it to data/words.txt"
                 if guess and guess != token.lower()
