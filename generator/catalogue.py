@@ -31,6 +31,7 @@ from .model import (
     WeaponList,
     slugify,
 )
+from .points import BuiltProfile, CostRange, build_model, unit_cost
 from .problems import Location, Problem, error
 from .schema import build_document
 
@@ -189,6 +190,32 @@ class Project:
             if found:
                 return Found(found, s.key)
         return None
+
+    def one(self, table: str, name: str, scope: Scope) -> Any:
+        """The first thing of that name in scope (weapons and upgrades may share a name across lists)."""
+        found = self.find(table, name, scope)
+        if found is None:
+            return None
+        return found.item[0] if isinstance(found.item, list) else found.item
+
+    def unit_cost(self, unit: Unit, scope: Scope) -> CostRange | None:
+        """The cost range of a unit, its weapon lists, weapons and upgrades looked up in scope."""
+        return unit_cost(
+            unit,
+            weapon_list=lambda n: self.one("weapon_lists", n, scope),
+            weapon=lambda n: self.one("weapons", n, scope) or self.one("weapons", RuleUse.parse(n).name, scope),
+            upgrade=lambda n: self.one("upgrades", n, scope),
+        )
+
+    def build(self, model: BuiltModel, scope: Scope) -> BuiltProfile | None:
+        """A built model's profile and points, or None when its base does not resolve."""
+        base = self.one("models", model.base, scope)
+        if base is None:
+            return None
+        upgrades = [u for name in model.upgrades if (u := self.one("upgrades", name, scope)) is not None]
+        weapons = [w for name in model.weapons if (w := self.one("weapons", name, scope)) is not None]
+        module = self.modules[scope.module]
+        return build_model(base, upgrades, weapons, module.army_building.cost if module.army_building else None)
 
     def names_in_scope(self, table: str, scope: Scope) -> list[str]:
         names: list[str] = []

@@ -12,9 +12,10 @@ from pathlib import Path, PurePosixPath
 
 from .catalogue import Project, assemble
 from .checker import check_project, read_words, rule_usage
+from .layout import SiteMap, build_site_map
 from .loader import load_directory, read_text
 from .problems import Location, Problem, error
-from .render import Renderer, SiteMap, build_site_map
+from .render import Renderer
 
 SAFE_PAGE = r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$"
 

@@ -9,101 +9,33 @@ links can point at any heading before it is rendered and public anchors stay sta
 from __future__ import annotations
 
 import html
-import posixpath
 import re
-import shlex
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import jinja2
 import markdown
-from markdown.extensions.toc import unique
 
-from .catalogue import ListEntry, Project, RuleUse, Scope, walk_sections
-from .model import (
-    ArmyList,
-    BuiltModel,
-    Model,
-    Module,
-    ProfileSummary,
-    Section,
-    SpecialRule,
-    Table,
-    Unit,
-    Upgrade,
-    UpgradeList,
-    Weapon,
-    WeaponList,
-    slugify,
+from .catalogue import Project, Scope, walk_sections
+from .layout import (
+    DEFAULT_TERMS,
+    DIRECTIVE,
+    RULE_LINK,
+    Directive,
+    ListEntry,
+    PagePlan,
+    SiteMap,
+    find_directives,
+    module_terms,
+    relative_link,
+    unit_heading,
 )
-from .points import BuiltProfile, CostRange, build_model, unit_cost
+from .model import ArmyList, BuiltModel, Module, ProfileSummary, Section, SpecialRule, Unit, Weapon, slugify
+from .points import BuiltProfile, CostRange
 from .problems import Location, Problem, error
 
-# --- directives in content pages ---------------------------------------------------------------
-
-DIRECTIVE = re.compile(r"^[ \t]*\[%(?P<body>.*?)%\][ \t]*$", re.M)
-DIRECTIVE_START = re.compile(r"^[ \t]*\[%", re.M)
-RULE_LINK = re.compile(r"\[\[(?P<use>[^\[\]\n]+?)\]\]")
-HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t#]*(?:\{[^}]*#(?P<id>[\w-]+)[^}]*\})?[ \t]*$", re.M)
-_UNSAFE_LINK = re.compile(r"\]\(\s*(?!https?:|mailto:|#|\.|/|[\w-]+(?:/|\.md|#|\)))[^)]*\)", re.I)
 _SCHEME_LINK = re.compile(r"\]\(\s*(?:javascript|data|vbscript|file):[^)]*\)", re.I)
-
-
-@dataclass(frozen=True)
-class Directive:
-    """`[% name arg key=value %]` on a line of its own in a content page."""
-
-    name: str
-    args: tuple[str, ...]
-    options: dict[str, str]
-    line: int
-    text: str
-
-
-def find_directives(text: str, path: str) -> tuple[list[Directive], list[Problem]]:
-    directives: list[Directive] = []
-    problems: list[Problem] = []
-    for match in DIRECTIVE_START.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
-        end = text.find("\n", match.start())
-        whole = text[match.start() : end if end >= 0 else len(text)]
-        full = DIRECTIVE.match(whole)
-        if not full:
-            problems.append(
-                error(Location(path, line, 1), "directive", "a '[%' line must end with '%]'", hint="write [% table module/id %]")
-            )
-            continue
-        try:
-            words = shlex.split(full["body"])
-        except ValueError as exc:
-            problems.append(error(Location(path, line, 1), "directive", f"cannot read directive: {exc}"))
-            continue
-        if not words:
-            problems.append(error(Location(path, line, 1), "directive", "empty directive"))
-            continue
-        args = tuple(w for w in words[1:] if "=" not in w)
-        options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
-        directives.append(Directive(words[0], args, options, line, whole))
-    return directives, problems
-
-
-def heading_ids(text: str) -> list[str]:
-    """The ids MkDocs will give the headings of a hand-written page, in order."""
-    used: set[str] = set()
-    ids = []
-    for match in HEADING.finditer(text):
-        ids.append(match["id"] or unique(slugify(re.sub(r"[*_`]", "", match["text"])), used))
-    return ids
-
-
-def page_title(text: str, fallback: str) -> str:
-    for match in HEADING.finditer(text):
-        if len(match["hashes"]) == 1:
-            return match["text"].strip()
-    return fallback
-
 
 # --- escaping ------------------------------------------------------------------------------------
 
@@ -138,158 +70,6 @@ def title_attr(text: str, limit: int = 400) -> str:
         s = s[: limit - 1].rstrip() + "…"
     once = html.escape(s, quote=True)
     return once.replace("&", "&amp;").replace("(", "&#40;").replace(")", "&#41;")
-
-
-# --- where things are shown -----------------------------------------------------------------------
-
-
-@dataclass
-class PagePlan:
-    """The ids of a generated page's headings and rows, decided before rendering."""
-
-    page: str
-    ids: dict[tuple[int, str], str] = field(default_factory=dict)
-    used: set[str] = field(default_factory=set)
-
-    def take(self, key: tuple[int, str], name: str, explicit: str | None = None) -> str:
-        anchor = explicit or unique(slugify(name) or "section", self.used)
-        self.used.add(anchor)
-        self.ids[key] = anchor
-        return anchor
-
-
-@dataclass
-class SiteMap:
-    """Where every linkable thing is shown: rules by scope and kind, army-list pages, titles."""
-
-    rule_pages: dict[tuple[str, str], str] = field(default_factory=dict)
-    rule_anchors: dict[tuple[str, str], str] = field(default_factory=dict)
-    plans: dict[str, PagePlan] = field(default_factory=dict)
-    list_pages: dict[str, str] = field(default_factory=dict)
-    titles: dict[str, str] = field(default_factory=dict)
-    object_pages: dict[int, str] = field(default_factory=dict)
-
-    def rule_place(self, scope: str, rule: SpecialRule) -> tuple[str, str] | None:
-        page = self.rule_pages.get((scope, rule.kind)) or self.rule_pages.get((scope, "*"))
-        if page is None:
-            return None
-        return page, self.rule_anchors.get((page, slugify(rule.name)), rule.id or slugify(rule.name))
-
-
-def rule_heading_id(rule: SpecialRule) -> str:
-    return rule.id or slugify(rule.name)
-
-
-UNIT_PARTS = ("composition", "weapons", "upgrades")
-
-
-def unit_heading(unit: Unit, part: str, terms: dict[str, str]) -> str:
-    """A unit's sub-heading: the part's own `heading`, else the module's term for it."""
-    return getattr(getattr(unit, part), "heading", None) or terms[f"unit_{part}"]
-
-
-def plan_list_page(entry: ListEntry, terms: dict[str, str]) -> PagePlan:
-    """Give every heading and row of an army-list page its id, in page order."""
-    army_list = entry.army_list
-    plan = PagePlan(entry.page)
-    for section in walk_sections(army_list.sections):
-        for explicit in (section.anchor, getattr(section.block, "anchor", None)):
-            if explicit:
-                plan.used.add(explicit)
-    plan.take((id(army_list), "title"), army_list.title or army_list.name)
-    _plan_sections(plan, army_list, army_list.sections, terms)
-    return plan
-
-
-def _plan_sections(plan: PagePlan, army_list: ArmyList, sections: tuple[Section, ...], terms: dict[str, str]) -> None:
-    for section in sections:
-        block = section.block
-        explicit = section.anchor or getattr(block, "anchor", None)
-        anchor = plan.take((id(section), "heading"), section.title, explicit)
-        unit = section.unit
-        if unit is not None and unit.headings:
-            for part in UNIT_PARTS:
-                if getattr(unit, part) is not None:
-                    plan.take((id(unit), part), unit_heading(unit, part, terms))
-        for wl in [section.weapon_list] if section.weapon_list else []:
-            for weapon in wl.weapons:
-                plan.ids[(id(weapon), "row")] = f"{anchor}--{slugify(weapon.name)}"
-        for ul in [section.upgrade_list] if section.upgrade_list else []:
-            for upgrade in ul.upgrades:
-                plan.ids[(id(upgrade), "row")] = f"{anchor}--{slugify(upgrade.name)}"
-        if section.special_rules:
-            for rule in army_list.special_rules:
-                plan.take((id(rule), "heading"), rule.name, None)
-        _plan_sections(plan, army_list, section.sections, terms)
-
-
-DEFAULT_TERMS = {
-    "unit_composition": "Unit Composition",
-    "unit_weapons": "Weapons and Equipment",
-    "unit_upgrades": "Upgrades",
-}
-
-
-def module_terms(module: Module) -> dict[str, str]:
-    terms = {**DEFAULT_TERMS, **{k: v for k, v in vars(module.terms).items() if k != "loc"}}
-    terms["cost"] = module.currency.label if module.currency else ""
-    terms["currency"] = module.currency.name if module.currency else ""
-    return terms
-
-
-def build_site_map(project: Project, content_pages: dict[str, str]) -> tuple[SiteMap, list[Problem]]:
-    """Find where each rule scope is shown (content directives, list pages) and plan list pages."""
-    site = SiteMap()
-    problems: list[Problem] = []
-    for page, text in sorted(content_pages.items()):
-        site.titles[page] = page_title(text, page)
-        directives, found = find_directives(text, f"content/{page}.md")
-        problems.extend(found)
-        used = set(heading_ids(text))
-        for directive in directives:
-            if directive.name != "special-rules" or not directive.args:
-                continue
-            scope = directive.args[0]
-            kind = directive.options.get("kind", "*")
-            site.rule_pages.setdefault((scope, kind), page)
-            target = project.scopes.get(scope)
-            if target is None:
-                continue
-            for rule in target.unique_rules():
-                if kind in ("*", rule.kind):
-                    anchor = rule_heading_id(rule)
-                    if anchor in used:
-                        anchor = f"rule-{anchor}"
-                    used.add(anchor)
-                    site.rule_anchors[(page, slugify(rule.name))] = anchor
-    for entry in project.lists:
-        module = project.modules[entry.module]
-        plan = plan_list_page(entry, module_terms(module))
-        site.plans[entry.page] = plan
-        site.list_pages[entry.key] = entry.page
-        site.titles[entry.page] = entry.army_list.title or entry.army_list.name
-        for section in walk_sections(entry.army_list.sections):
-            if section.special_rules:
-                site.rule_pages.setdefault((entry.key, "*"), entry.page)
-                for rule in entry.army_list.special_rules:
-                    site.rule_anchors[(entry.page, slugify(rule.name))] = plan.ids[(id(rule), "heading")]
-            block = section.block
-            if block is not None:
-                site.object_pages[id(block)] = entry.page
-                site.object_pages[id(section)] = entry.page
-                items = block.weapons if isinstance(block, WeaponList) else block.upgrades if isinstance(block, UpgradeList) else ()
-                for item in items:
-                    site.object_pages[id(item)] = entry.page
-    return site, problems
-
-
-def relative_link(from_page: str, to_page: str, anchor: str | None = None) -> str:
-    """A link MkDocs resolves and checks: a relative path to the page's Markdown source."""
-    fragment = f"#{anchor}" if anchor else ""
-    if from_page == to_page:
-        return fragment or "#"
-    rel = posixpath.relpath(f"{to_page}.md", posixpath.dirname(from_page) or ".")
-    return f"{rel}{fragment}"
 
 
 # --- the renderer -------------------------------------------------------------------------------
@@ -520,11 +300,11 @@ class Renderer:
 
     def unit_cost(self, unit: Unit) -> CostRange | None:
         assert self.scope is not None
-        return cost_of_unit(self.project, self.scope, unit)
+        return self.project.unit_cost(unit, self.scope)
 
     def built(self, model: BuiltModel) -> BuiltProfile | None:
         assert self.scope is not None
-        return build(self.project, self.scope, model)
+        return self.project.build(model, self.scope)
 
     def built_rules(self, model: BuiltModel, built: BuiltProfile) -> list[str]:
         """A built model's rules, in the order the source printed them where it printed them."""
@@ -575,42 +355,6 @@ def _present(value: Any) -> bool:
     return True
 
 
-def cost_of_unit(project: Project, scope: Scope, unit: Unit) -> CostRange | None:
-    def one(table: str, name: str) -> Any:
-        found = project.find(table, name, scope)
-        if found is None:
-            return None
-        return found.item[0] if isinstance(found.item, list) else found.item
-
-    return unit_cost(
-        unit,
-        weapon_list=lambda n: one("weapon_lists", n),
-        weapon=lambda n: one("weapons", n) or one("weapons", RuleUse.parse(n).name),
-        upgrade=lambda n: one("upgrades", n),
-    )
-
-
-def build(project: Project, scope: Scope, model: BuiltModel) -> BuiltProfile | None:
-    """A built model's profile and points, or None when its base does not resolve."""
-    base_found = project.find("models", model.base, scope)
-    if base_found is None:
-        return None
-    base: Model = base_found.item[0]  # type: ignore[index]
-    upgrades: list[Upgrade] = []
-    for name in model.upgrades:
-        found = project.find("upgrades", name, scope)
-        if found is not None:
-            upgrades.append(found.item[0])  # type: ignore[index]
-    weapons: list[Weapon] = []
-    for name in model.weapons:
-        found = project.find("weapons", name, scope)
-        if found is not None:
-            weapons.append(found.item[0])  # type: ignore[index]
-    module = project.modules[scope.module]
-    rules = module.army_building.cost if module.army_building else None
-    return build_model(base, upgrades, weapons, rules)
-
-
 def tidy(markdown: str) -> str:
     """At most one blank line in a row, and one newline at the end: pages a reviewer can read."""
     return re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
@@ -624,17 +368,3 @@ def register_filters(env: jinja2.Environment) -> None:
 
 
 # re-exported for templates' type comments and tests
-__all__ = [
-    "Directive",
-    "PagePlan",
-    "Renderer",
-    "SiteMap",
-    "Table",
-    "UpgradeList",
-    "WeaponList",
-    "build_site_map",
-    "escape_text",
-    "find_directives",
-    "relative_link",
-    "safe_markdown",
-]

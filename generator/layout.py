@@ -1,0 +1,234 @@
+"""Where things are shown: directives in content pages, heading ids, and every page's plan.
+
+This stage decides, before anything is rendered, on which page and under which anchor each rule,
+unit, weapon list and upgrade is shown, so that links can point at headings not yet rendered. It is
+pure (no I/O, no Jinja) and shared by the checker, which verifies links, and the renderer.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from markdown.extensions.toc import unique
+
+from .catalogue import ListEntry, Project, walk_sections
+
+__all__ = ["ListEntry"]
+from .model import ArmyList, Module, Section, SpecialRule, Unit, UpgradeList, WeaponList, slugify
+from .problems import Location, Problem, error
+
+# --- directives in content pages ---------------------------------------------------------------
+
+DIRECTIVE = re.compile(r"^[ \t]*\[%(?P<body>.*?)%\][ \t]*$", re.M)
+DIRECTIVE_START = re.compile(r"^[ \t]*\[%", re.M)
+RULE_LINK = re.compile(r"\[\[(?P<use>[^\[\]\n]+?)\]\]")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t#]*(?:\{[^}]*#(?P<id>[\w-]+)[^}]*\})?[ \t]*$", re.M)
+
+
+@dataclass(frozen=True)
+class Directive:
+    """`[% name arg key=value %]` on a line of its own in a content page."""
+
+    name: str
+    args: tuple[str, ...]
+    options: dict[str, str]
+    line: int
+    text: str
+
+
+def find_directives(text: str, path: str) -> tuple[list[Directive], list[Problem]]:
+    directives: list[Directive] = []
+    problems: list[Problem] = []
+    for match in DIRECTIVE_START.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        end = text.find("\n", match.start())
+        whole = text[match.start() : end if end >= 0 else len(text)]
+        full = DIRECTIVE.match(whole)
+        if not full:
+            problems.append(
+                error(Location(path, line, 1), "directive", "a '[%' line must end with '%]'", hint="write [% table module/id %]")
+            )
+            continue
+        try:
+            words = shlex.split(full["body"])
+        except ValueError as exc:
+            problems.append(error(Location(path, line, 1), "directive", f"cannot read directive: {exc}"))
+            continue
+        if not words:
+            problems.append(error(Location(path, line, 1), "directive", "empty directive"))
+            continue
+        args = tuple(w for w in words[1:] if "=" not in w)
+        options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+        directives.append(Directive(words[0], args, options, line, whole))
+    return directives, problems
+
+
+def heading_ids(text: str) -> list[str]:
+    """The ids MkDocs will give the headings of a hand-written page, in order."""
+    used: set[str] = set()
+    ids = []
+    for match in HEADING.finditer(text):
+        ids.append(match["id"] or unique(slugify(re.sub(r"[*_`]", "", match["text"])), used))
+    return ids
+
+
+def page_title(text: str, fallback: str) -> str:
+    for match in HEADING.finditer(text):
+        if len(match["hashes"]) == 1:
+            return match["text"].strip()
+    return fallback
+
+
+# --- where things are shown -----------------------------------------------------------------------
+
+
+@dataclass
+class PagePlan:
+    """The ids of a generated page's headings and rows, decided before rendering."""
+
+    page: str
+    ids: dict[tuple[int, str], str] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+
+    def take(self, key: tuple[int, str], name: str, explicit: str | None = None) -> str:
+        anchor = explicit or unique(slugify(name) or "section", self.used)
+        self.used.add(anchor)
+        self.ids[key] = anchor
+        return anchor
+
+
+@dataclass
+class SiteMap:
+    """Where every linkable thing is shown: rules by scope and kind, army-list pages, titles."""
+
+    rule_pages: dict[tuple[str, str], str] = field(default_factory=dict)
+    rule_anchors: dict[tuple[str, str], str] = field(default_factory=dict)
+    plans: dict[str, PagePlan] = field(default_factory=dict)
+    list_pages: dict[str, str] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
+    object_pages: dict[int, str] = field(default_factory=dict)
+
+    def rule_place(self, scope: str, rule: SpecialRule) -> tuple[str, str] | None:
+        page = self.rule_pages.get((scope, rule.kind)) or self.rule_pages.get((scope, "*"))
+        if page is None:
+            return None
+        return page, self.rule_anchors.get((page, slugify(rule.name)), rule.id or slugify(rule.name))
+
+
+def rule_heading_id(rule: SpecialRule) -> str:
+    return rule.id or slugify(rule.name)
+
+
+UNIT_PARTS = ("composition", "weapons", "upgrades")
+
+
+def unit_heading(unit: Unit, part: str, terms: dict[str, str]) -> str:
+    """A unit's sub-heading: the part's own `heading`, else the module's term for it."""
+    return getattr(getattr(unit, part), "heading", None) or terms[f"unit_{part}"]
+
+
+def plan_list_page(entry: ListEntry, terms: dict[str, str]) -> PagePlan:
+    """Give every heading and row of an army-list page its id, in page order."""
+    army_list = entry.army_list
+    plan = PagePlan(entry.page)
+    for section in walk_sections(army_list.sections):
+        for explicit in (section.anchor, getattr(section.block, "anchor", None)):
+            if explicit:
+                plan.used.add(explicit)
+    plan.take((id(army_list), "title"), army_list.title or army_list.name)
+    _plan_sections(plan, army_list, army_list.sections, terms)
+    return plan
+
+
+def _plan_sections(plan: PagePlan, army_list: ArmyList, sections: tuple[Section, ...], terms: dict[str, str]) -> None:
+    for section in sections:
+        block = section.block
+        explicit = section.anchor or getattr(block, "anchor", None)
+        anchor = plan.take((id(section), "heading"), section.title, explicit)
+        unit = section.unit
+        if unit is not None and unit.headings:
+            for part in UNIT_PARTS:
+                if getattr(unit, part) is not None:
+                    plan.take((id(unit), part), unit_heading(unit, part, terms))
+        for wl in [section.weapon_list] if section.weapon_list else []:
+            for weapon in wl.weapons:
+                plan.ids[(id(weapon), "row")] = f"{anchor}--{slugify(weapon.name)}"
+        for ul in [section.upgrade_list] if section.upgrade_list else []:
+            for upgrade in ul.upgrades:
+                plan.ids[(id(upgrade), "row")] = f"{anchor}--{slugify(upgrade.name)}"
+        if section.special_rules:
+            for rule in army_list.special_rules:
+                plan.take((id(rule), "heading"), rule.name, None)
+        _plan_sections(plan, army_list, section.sections, terms)
+
+
+DEFAULT_TERMS = {
+    "unit_composition": "Unit Composition",
+    "unit_weapons": "Weapons and Equipment",
+    "unit_upgrades": "Upgrades",
+}
+
+
+def module_terms(module: Module) -> dict[str, str]:
+    terms = {**DEFAULT_TERMS, **{k: v for k, v in vars(module.terms).items() if k != "loc"}}
+    terms["cost"] = module.currency.label if module.currency else ""
+    terms["currency"] = module.currency.name if module.currency else ""
+    return terms
+
+
+def build_site_map(project: Project, content_pages: dict[str, str]) -> tuple[SiteMap, list[Problem]]:
+    """Find where each rule scope is shown (content directives, list pages) and plan list pages."""
+    site = SiteMap()
+    problems: list[Problem] = []
+    for page, text in sorted(content_pages.items()):
+        site.titles[page] = page_title(text, page)
+        directives, found = find_directives(text, f"content/{page}.md")
+        problems.extend(found)
+        used = set(heading_ids(text))
+        for directive in directives:
+            if directive.name != "special-rules" or not directive.args:
+                continue
+            scope = directive.args[0]
+            kind = directive.options.get("kind", "*")
+            site.rule_pages.setdefault((scope, kind), page)
+            target = project.scopes.get(scope)
+            if target is None:
+                continue
+            for rule in target.unique_rules():
+                if kind in ("*", rule.kind):
+                    anchor = rule_heading_id(rule)
+                    if anchor in used:
+                        anchor = f"rule-{anchor}"
+                    used.add(anchor)
+                    site.rule_anchors[(page, slugify(rule.name))] = anchor
+    for entry in project.lists:
+        module = project.modules[entry.module]
+        plan = plan_list_page(entry, module_terms(module))
+        site.plans[entry.page] = plan
+        site.list_pages[entry.key] = entry.page
+        site.titles[entry.page] = entry.army_list.title or entry.army_list.name
+        for section in walk_sections(entry.army_list.sections):
+            if section.special_rules:
+                site.rule_pages.setdefault((entry.key, "*"), entry.page)
+                for rule in entry.army_list.special_rules:
+                    site.rule_anchors[(entry.page, slugify(rule.name))] = plan.ids[(id(rule), "heading")]
+            block = section.block
+            if block is not None:
+                site.object_pages[id(block)] = entry.page
+                site.object_pages[id(section)] = entry.page
+                items = block.weapons if isinstance(block, WeaponList) else block.upgrades if isinstance(block, UpgradeList) else ()
+                for item in items:
+                    site.object_pages[id(item)] = entry.page
+    return site, problems
+
+
+def relative_link(from_page: str, to_page: str, anchor: str | None = None) -> str:
+    """A link MkDocs resolves and checks: a relative path to the page's Markdown source."""
+    fragment = f"#{anchor}" if anchor else ""
+    if from_page == to_page:
+        return fragment or "#"
+    rel = posixpath.relpath(f"{to_page}.md", posixpath.dirname(from_page) or ".")
+    return f"{rel}{fragment}"
