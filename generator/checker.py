@@ -85,6 +85,8 @@ def check_project(
         check_module(ctx, module, content, generated)
     for entry in project.lists:
         check_army_list(ctx, entry)
+    for entry in project.lists:
+        check_least_army(ctx, entry)
     check_pages(ctx, content, generated, content_dir)
     check_content_links(ctx, content, content_dir)
     check_page_links(ctx, content, generated, content_dir)
@@ -511,6 +513,35 @@ def check_army_list(ctx: Context, entry: ListEntry) -> None:
                 )
 
 
+def check_least_army(ctx: Context, entry: ListEntry) -> None:
+    """The units an army must include, each in its cheapest legal form, must fit the army's budget."""
+    module = ctx.project.modules[entry.module]
+    building = module.army_building
+    if building is None or building.budget is None:
+        return
+    scope = ctx.project.list_scope(entry)
+    required: list[str] = []
+    least = 0
+    for section in walk_sections(entry.army_list.sections):
+        unit = section.unit
+        composition = unit.composition if unit else None
+        count = composition.per_army.min if composition and composition.per_army and composition.per_army.min else 0
+        if unit is None or count == 0:
+            continue
+        cost = ctx.project.unit_cost(unit, scope)
+        if cost is not None:
+            least += cost.low * count
+            required.append(f"{count} × {unit.name} ({cost.low})")
+    if least > building.budget:
+        currency = module.currency.name if module.currency else "points"
+        ctx.err(
+            entry.army_list.loc,
+            "budget",
+            f"the units every army of '{entry.army_list.name}' must include cost at least {least} {currency} ({', '.join(required)}), "
+            f"more than the budget of {building.budget}",
+        )
+
+
 def check_weapon(ctx: Context, weapon: Weapon, scope: Scope, page: str) -> None:
     name = f"weapon '{weapon.name}'"
     if weapon.modes:
@@ -850,18 +881,27 @@ def check_page_links(ctx: Context, content: dict[str, str], generated: dict[str,
             if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("//"):
                 continue
             path, _, anchor = target.partition("#")
-            where = Location(f"{content_dir}/{page}.md", text.count("\n", 0, match.start()) + 1, match.start() - text.rfind("\n", 0, match.start()))
+            where = Location(
+                f"{content_dir}/{page}.md", text.count("\n", 0, match.start()) + 1, match.start() - text.rfind("\n", 0, match.start())
+            )
             if path:
                 if not path.endswith(".md"):
                     continue
                 dest = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)).removesuffix(".md")
                 if dest not in content and dest not in generated:
-                    ctx.err(where, "broken-link", f"link to '{path}', which is no page of this site", did_you_mean(dest, [*content, *generated]))
+                    ctx.err(
+                        where, "broken-link", f"link to '{path}', which is no page of this site", did_you_mean(dest, [*content, *generated])
+                    )
                     continue
             else:
                 dest = page
             if anchor and dest in anchors and anchor not in anchors[dest]:
-                ctx.err(where, "broken-link", f"link to '{target}': page '{dest}' has no anchor '{anchor}'", did_you_mean(anchor, sorted(anchors[dest])))
+                ctx.err(
+                    where,
+                    "broken-link",
+                    f"link to '{target}': page '{dest}' has no anchor '{anchor}'",
+                    did_you_mean(anchor, sorted(anchors[dest])),
+                )
 
 
 def check_unused(ctx: Context) -> None:
