@@ -22,6 +22,7 @@ from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+
 def _wrap_plugin(timings: dict[str, float], cpu: dict[str, float], counts: dict[str, int]) -> None:
     try:
         from generator.plugin import RulesPlugin

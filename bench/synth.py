@@ -207,17 +207,21 @@ def write_plain(generated: Path, out: Path) -> Path:
     if out.exists():
         shutil.rmtree(out)
     docs = out / "docs"
-    for page, text in result.pages.items():
-        path = docs / f"{page}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    # what the plugin sets in a page's meta besides its Markdown: the search boost of rule-definition pages
+    boosted = set(getattr(result.site_map, "rule_pages", {}).values())
+    boost = _plugin_option(config, "definitions_boost")
+    pages = dict(result.pages)
     for page, text in loaded.content.items():
         expanded, problems = result.expand(page, text)
         if problems:
             raise SystemExit(f"{page}: " + "; ".join(str(p) for p in problems))
+        pages[page] = expanded
+    for page, text in pages.items():
+        if page in boosted and boost is not None:
+            text = _with_meta(text, {"search": {"boost": boost}})
         path = docs / f"{page}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(expanded, encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     theme = config.get("theme", {})
     if isinstance(theme, dict) and theme.get("custom_dir"):
         shutil.copytree(generated / theme["custom_dir"], out / theme["custom_dir"])
@@ -242,8 +246,42 @@ def write_plain(generated: Path, out: Path) -> Path:
     return out
 
 
+def _docs_dir(root: Path) -> str:
+    return str(read_mkdocs_yml(root).get("docs_dir", "docs"))
+
+
+def _plugin_option(config: dict[str, Any], name: str) -> Any:
+    """A rules plugin option as the build would see it: from mkdocs.yml, else the plugin's default (None if it has none)."""
+    for entry in config.get("plugins", []):
+        if isinstance(entry, dict) and "rules" in entry and name in (entry["rules"] or {}):
+            return entry["rules"][name]
+    from generator.config import RulesConfig
+
+    option = dict(RulesConfig._schema).get(name)
+    return getattr(option, "default", None)
+
+
+def _with_meta(text: str, meta: dict[str, Any]) -> str:
+    """`text` with `meta` set in its YAML front matter (merged into any it has; existing keys win, as `setdefault`)."""
+    front: dict[str, Any] = {}
+    body = text
+    match = re.match(r"^---\n(.*?)\n---\n", text, re.S)
+    if match:
+        front = yaml.safe_load(match[1]) or {}
+        body = text[match.end() :]
+    for key, value in meta.items():
+        if isinstance(value, dict) and isinstance(front.get(key), dict):
+            front[key] = {**value, **front[key]}
+        else:
+            front.setdefault(key, value)
+    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip() + "\n---\n" + ("" if match else "\n") + body
+
+
 def scale(root: Path, out: Path, n: int) -> tuple[Path, Path]:
     """Write `out/generated` (rules project, N copies of each game) and `out/plain` (same site, plain MkDocs)."""
+    source = load_project(root, "data", _docs_dir(root))
+    if source.errors:
+        raise SystemExit(f"{root} does not check clean, so neither would its copies:\n" + "\n".join(str(p) for p in source.errors[:10]))
     generated = write_generated(root, out / "generated", n)
     plain = write_plain(generated, out / "plain")
     return generated, plain
