@@ -8,6 +8,7 @@ field added here is at once read, checked and offered for completion.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from markdown.extensions.toc import slugify as _toc_slugify
@@ -20,9 +21,14 @@ NOWHERE = Location("", 0, 0)
 ProfileValue = int | str
 
 
+@lru_cache(maxsize=65536)
+def _slug(name: str) -> str:
+    return _toc_slugify(name, "-")
+
+
 def slugify(name: str) -> str:
     """The id or anchor for a name, exactly as MkDocs' table of contents makes heading anchors."""
-    return _toc_slugify(str(name), "-")
+    return _slug(str(name))
 
 
 def doc(text: str, **extra: Any) -> Any:

@@ -81,17 +81,7 @@ class Renderer:
     def __init__(self, project: Project, site_map: SiteMap, template_dirs: Iterable[str] = ()) -> None:
         self.project = project
         self.map = site_map
-        loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(list(template_dirs))] if template_dirs else []
-        loaders.append(jinja2.PackageLoader("generator", "templates"))
-        self.env = jinja2.Environment(
-            loader=jinja2.ChoiceLoader(loaders),
-            autoescape=False,  # the output is Markdown; every data string goes through a filter below
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-        )
-        register_filters(self.env)
+        self.env = environment(tuple(template_dirs))
         self.page = ""
         self.scope: Scope | None = None
         self.plan: PagePlan | None = None
@@ -358,6 +348,42 @@ def _present(value: Any) -> bool:
 def tidy(markdown: str) -> str:
     """At most one blank line in a row, and one newline at the end: pages a reviewer can read."""
     return re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
+
+
+@lru_cache(maxsize=8)
+def environment(template_dirs: tuple[str, ...]) -> jinja2.Environment:
+    """One Jinja environment per set of template folders, kept for the process.
+
+    `mkdocs serve` renders again on every save; templates compile once, and their compiled form is
+    cached on disk (keyed by the template's source, so an edited override is recompiled).
+    """
+    loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(list(template_dirs))] if template_dirs else []
+    loaders.append(jinja2.PackageLoader("generator", "templates"))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=False,  # the output is Markdown; every data string goes through a filter in Renderer
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        bytecode_cache=_bytecode_cache(),
+    )
+    register_filters(env)
+    return env
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    import os
+    import tempfile
+
+    folder = os.path.join(tempfile.gettempdir(), f"rules-templates-{os.getuid()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if os.stat(folder).st_uid != os.getuid():  # never load compiled code another user could have written
+            return None
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(folder)
 
 
 def register_filters(env: jinja2.Environment) -> None:
