@@ -6,6 +6,7 @@ functions in `points.py` that the site uses.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections import defaultdict
@@ -93,6 +94,7 @@ def check_project(
     check_unused(ctx)
     if words is not None:
         check_names(ctx, words)
+        check_prose(ctx, content, words, content_dir)
     if root is not None:
         check_errata_patches(ctx, root, data_dir)
     return ctx.problems
@@ -1025,6 +1027,67 @@ def check_names(ctx: Context, words: frozenset[str]) -> None:
                 "names are written in title case: "
                 + " ".join(t if t.lower() in SMALL_WORDS else t[:1].upper() + t[1:] for t in str(name).split(" ")),
             )
+
+
+#: The Markdown fields of the data whose words are spell-checked (names are checked by check_names;
+#: errata quote the sources' misspellings on purpose and are left out).
+PROSE_FIELDS = frozenset({"text", "intro", "notes", "effect", "footnote", "summary", "notice"})
+_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\]\([^)]*\)|\[%.*?%\]|`[^`]*`|<[^>]*>|https?://\S+|\{[^}]*\}")
+
+
+def _unknown_words(text: str, known: frozenset[str], words: frozenset[str]) -> list[tuple[int, str]]:
+    """(offset, word) for each word of some prose that neither the dictionary nor the word list knows."""
+    found = []
+    plain = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
+    for match in WORD.finditer(plain):
+        token = match.group(0)
+        if token.isupper() and len(token) > 1:
+            continue
+        for part in token.split("-"):
+            word = part.lower().strip("'").removesuffix("'s")
+            if word and word not in known and word not in words:
+                found.append((match.start(), part))
+    return found
+
+
+def _prose_of(record: Any) -> Iterable[tuple[str, Record]]:
+    """Every Markdown text field of a record and the records under it."""
+    if isinstance(record, Record):
+        for f in dataclasses.fields(record):
+            value = getattr(record, f.name)
+            if f.name in PROSE_FIELDS and isinstance(value, str):
+                yield value, record
+            elif f.name != "errata":
+                yield from _prose_of(value)
+        if isinstance(record, Table):
+            for row in record.rows:
+                for cell in row[1:]:
+                    if isinstance(cell, str):
+                        yield cell, record
+    elif isinstance(record, (tuple, list)):
+        for item in record:
+            yield from _prose_of(item)
+
+
+def check_prose(ctx: Context, content: dict[str, str], words: frozenset[str], content_dir: str) -> None:
+    """Misspelt words in prose: in content pages (at the word) and in the data's Markdown fields."""
+    known = english_words()
+    for page, text in sorted(content.items()):
+        for offset, word in _unknown_words(text, known, words):
+            line = text.count("\n", 0, offset) + 1
+            column = offset - text.rfind("\n", 0, offset)
+            ctx.warn(Location(f"{content_dir}/{page}.md", line, column), "spelling", f"'{word}' is not a known word", _spelling_hint(word))
+    records: list[Any] = [*ctx.project.modules.values(), *(e.army_list for e in ctx.project.lists)]
+    for text, owner in _prose_of(records):
+        for _offset, word in _unknown_words(text, known, words):
+            ctx.warn(_at(text, owner), "spelling", f"'{word}' is not a known word", _spelling_hint(word))
+
+
+def _spelling_hint(word: str) -> str:
+    guess = english_dictionary().correction(word.lower())
+    if guess and guess != word.lower():
+        return f"did you mean '{guess}'? If '{word}' is right, add it to data/words.txt"
+    return f"if '{word}' is right, add it to data/words.txt"
 
 
 def read_words(path: Path) -> frozenset[str]:
