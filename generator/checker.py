@@ -201,8 +201,10 @@ def check_profile(
 
 
 def check_rule_uses(
-    ctx: Context, uses: Iterable[str], scope: Scope, owner: Record, name: str, page: str, kinds: tuple[str, ...] = ("unit", "weapon")
+    ctx: Context, uses: Iterable[str], scope: Scope, owner: Record, name: str, page: str, kind: str | None = None
 ) -> None:
+    """Each use must name a rule in scope, with a value exactly when the rule takes one, written in
+    the value's form; `kind` (unit for models, weapon for weapons) must match the rule's kind."""
     project = ctx.project
     for use in uses:
         parsed = project.parse_use(use, scope)
@@ -215,6 +217,8 @@ def check_rule_uses(
         rule = found.item
         ctx.used_rules[(found.scope, slugify(rule.name))].append((page, where))
         title = project.rule_title(rule)
+        if kind is not None and kind in project.system.rule_kinds and rule.kind != kind:
+            ctx.warn(where, "rule-kind", f"{name} uses '{rule.name}', which is a {rule.kind} rule, not a {kind} rule")
         if parsed.name not in (rule.name, *rule.aliases):
             ctx.err(
                 where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?"
@@ -550,10 +554,10 @@ def check_weapon(ctx: Context, weapon: Weapon, scope: Scope, page: str) -> None:
         check_profile(ctx, weapon.profile, "weapon", weapon, name, weapon.parameter, bool(weapon.footnote), partial=True)
         for mode in weapon.modes:
             check_profile(ctx, mode.profile, "weapon", mode, f"{name} ({mode.name})", weapon.parameter, bool(weapon.footnote))
-            check_rule_uses(ctx, mode.rules, scope, mode, f"{name} ({mode.name})", page)
+            check_rule_uses(ctx, mode.rules, scope, mode, f"{name} ({mode.name})", page, "weapon")
     elif not (weapon.pending and weapon.profile is None):
         check_profile(ctx, weapon.profile, "weapon", weapon, name, weapon.parameter, bool(weapon.footnote))
-    check_rule_uses(ctx, weapon.rules, scope, weapon, name, page)
+    check_rule_uses(ctx, weapon.rules, scope, weapon, name, page, "weapon")
     if weapon.footnote is not None:
         values = [str(v) for v in (weapon.profile or {}).values()] + [str(v) for m in weapon.modes for v in m.profile.values()]
         if "*" not in values:
@@ -599,7 +603,7 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
     model_names = {slugify(m.name) for m in unit.models}
     for model in unit.models:
         check_profile(ctx, model.profile, "model", model, f"model '{model.name}'")
-        check_rule_uses(ctx, model.rules, scope, model, f"model '{model.name}'", page)
+        check_rule_uses(ctx, model.rules, scope, model, f"model '{model.name}'", page, "unit")
     for ability in unit.abilities:
         check_markdown(ctx, ability.text, scope, ability, page)
     composition = unit.composition

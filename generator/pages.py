@@ -17,7 +17,6 @@ from .loader import load_directory, read_text
 from .problems import Location, Problem, error
 from .render import Renderer
 
-SAFE_PAGE = r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$"
 
 
 @dataclass
