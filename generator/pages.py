@@ -18,7 +18,6 @@ from .problems import Location, Problem, error
 from .render import Renderer
 
 
-
 @dataclass
 class Loaded:
     """A project read from disk: the model (if it could be built), the content pages and every problem."""
