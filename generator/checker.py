@@ -200,9 +200,7 @@ def check_profile(
 # --- rules -----------------------------------------------------------------------------------------
 
 
-def check_rule_uses(
-    ctx: Context, uses: Iterable[str], scope: Scope, owner: Record, name: str, page: str, kind: str | None = None
-) -> None:
+def check_rule_uses(ctx: Context, uses: Iterable[str], scope: Scope, owner: Record, name: str, page: str, kind: str | None = None) -> None:
     """Each use must name a rule in scope, with a value exactly when the rule takes one, written in
     the value's form; `kind` (unit for models, weapon for weapons) must match the rule's kind."""
     project = ctx.project
@@ -589,6 +587,21 @@ def _resolve(ctx: Context, table: str, name: str, scope: Scope, owner: Record, w
     return item
 
 
+def _check_model_of(ctx: Context, unit: Unit, model: str, owner: Record, what: str) -> None:
+    """A model named inside a unit's own options must be one of the unit's models."""
+    names = [m.name for m in unit.models]
+    if slugify(model) not in {slugify(n) for n in names}:
+        ctx.err(_at(model, owner), "unknown-model", f"{what}, which the unit does not have", did_you_mean(model, names))
+
+
+def _resolve_weapon_or_list(ctx: Context, name: str, scope: Scope, owner: Record, where: str) -> None:
+    """Swaps name single weapons or whole weapon lists; a list wins where both exist."""
+    if ctx.project.find("weapon_lists", name, scope) is not None:
+        _resolve(ctx, "weapon_lists", name, scope, owner, "weapon list", where)
+    else:
+        _resolve(ctx, "weapons", name, scope, owner, "weapon", where)
+
+
 def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str, categories: dict[str, Any]) -> None:
     where = f"unit '{unit.name}'"
     if unit.category is not None and categories and unit.category not in categories:
@@ -600,7 +613,6 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
         )
     check_markdown(ctx, unit.intro, scope, unit, page)
     check_markdown(ctx, unit.notes, scope, unit, page)
-    model_names = {slugify(m.name) for m in unit.models}
     for model in unit.models:
         check_profile(ctx, model.profile, "model", model, f"model '{model.name}'")
         check_rule_uses(ctx, model.rules, scope, model, f"model '{model.name}'", page, "unit")
@@ -615,13 +627,7 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
         if composition.per_unit:
             _resolve(ctx, "units", composition.per_unit.unit, scope, composition.per_unit, "unit", where)
         for limit in composition.limits:
-            if slugify(limit.model) not in model_names:
-                ctx.err(
-                    _at(limit.model, limit),
-                    "unknown-model",
-                    f"{where} limits model '{limit.model}', which the unit does not have",
-                    did_you_mean(limit.model, [m.name for m in unit.models]),
-                )
+            _check_model_of(ctx, unit, limit.model, limit, f"{where} limits model '{limit.model}'")
     if unit.weapons:
         weapons = unit.weapons
         check_markdown(ctx, weapons.text, scope, weapons, page)
@@ -637,26 +643,12 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
             for name in option.weapons:
                 _resolve(ctx, "weapons", name, scope, option, "weapon", where)
         for swap in weapons.swaps:
-            for name in (swap.replace,) if isinstance(swap.replace, str) else swap.replace:
-                if ctx.project.find("weapon_lists", name, scope) is not None:
-                    _resolve(ctx, "weapon_lists", name, scope, swap, "weapon list", where)
-                else:
-                    _resolve(ctx, "weapons", name, scope, swap, "weapon", where)
+            for name in (*((swap.replace,) if isinstance(swap.replace, str) else swap.replace), *swap.with_):
+                _resolve_weapon_or_list(ctx, name, scope, swap, where)
             for name in swap.lists:
                 _resolve(ctx, "weapon_lists", name, scope, swap, "weapon list", where)
-            for name in swap.with_:
-                if ctx.project.find("weapon_lists", name, scope) is not None:
-                    _resolve(ctx, "weapon_lists", name, scope, swap, "weapon list", where)
-                else:
-                    _resolve(ctx, "weapons", name, scope, swap, "weapon", where)
         for by_model in weapons.by_model:
-            if slugify(by_model.model) not in model_names:
-                ctx.err(
-                    _at(by_model.model, by_model),
-                    "unknown-model",
-                    f"{where} gives weapons to model '{by_model.model}', which the unit does not have",
-                    did_you_mean(by_model.model, [m.name for m in unit.models]),
-                )
+            _check_model_of(ctx, unit, by_model.model, by_model, f"{where} gives weapons to model '{by_model.model}'")
             for name in by_model.fixed:
                 _resolve(ctx, "weapons", name, scope, by_model, "weapon", where)
     if unit.upgrades:
@@ -666,13 +658,7 @@ def check_unit(ctx: Context, unit: Unit, scope: Scope, module: Module, page: str
         for offered in unit.upgrades.options:
             if not isinstance(offered, str):
                 for model_name in offered.models:
-                    if slugify(model_name) not in model_names:
-                        ctx.err(
-                            _at(model_name, offered),
-                            "unknown-model",
-                            f"{where} offers '{offered.name}' to model '{model_name}', which the unit does not have",
-                            did_you_mean(model_name, [m.name for m in unit.models]),
-                        )
+                    _check_model_of(ctx, unit, model_name, offered, f"{where} offers '{offered.name}' to model '{model_name}'")
     check_budgets(ctx, unit, scope, module)
 
 
