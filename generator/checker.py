@@ -93,7 +93,7 @@ def check_project(
     check_content_links(ctx, content, content_dir)
     check_page_links(ctx, content, generated, content_dir)
     check_unused(ctx)
-    ctx.problems.extend(check_design(project))
+    ctx.problems.extend(check_design(project, content, content_dir))
     if words is not None:
         check_names(ctx, words)
         check_prose(ctx, content, words, content_dir)

@@ -18,6 +18,7 @@ import jinja2
 import markdown
 
 from .catalogue import Project, Scope, walk_sections
+from .design_checks import directive_option_problem, has_costs, rule_kind_label
 from .layout import (
     DEFAULT_TERMS,
     DIRECTIVE,
@@ -173,7 +174,12 @@ class Renderer:
             kinds = self.project.system.rule_kinds
             if kind != "*" and kind not in kinds:
                 return "", f"kind must be one of {', '.join(kinds)}, not '{kind}'"
-            rules = sorted((r for r in scope.unique_rules() if kind in ("*", r.kind)), key=lambda r: r.name.lower())
+            problem = directive_option_problem(directive)
+            if problem:
+                return "", problem
+            rules = [r for r in scope.unique_rules() if kind in ("*", r.kind)]
+            if directive.options.get("order", self.project.modules[scope.module].rule_order) != "source":
+                rules.sort(key=lambda r: r.name.lower())
             level = int(directive.options.get("level", "3"))
             self.scope = scope
             return self.env.get_template("special_rules.md.j2").render(site=self, rules=rules, level=level, scope_key=scope.key), None
@@ -235,6 +241,12 @@ class Renderer:
             return escape_text(use)
         page, anchor = place
         return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}")'
+
+    def kind_label(self, kind: str) -> str:
+        return rule_kind_label(self.project, kind)
+
+    def has_costs(self, module: Module) -> bool:
+        return has_costs(self.project, module)
 
     def rule_title(self, rule: SpecialRule) -> str:
         return self.project.rule_title(rule)
