@@ -166,7 +166,8 @@ def example_of(cls: type[Record], f: dataclasses.Field[Any], examples: dict[tupl
 def default_text(f: dataclasses.Field[Any]) -> str:
     if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
         return "**required**"
-    value = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+    factory: Any = f.default_factory
+    value = f.default if f.default is not dataclasses.MISSING else factory()
     if value is None:
         return "none"
     if isinstance(value, Record):

@@ -599,5 +599,57 @@ class ArmyList(Record):
     sections: tuple[Section, ...] = field(default=(), metadata=doc("The page's sections, in order."))
 
 
+# --- releases --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseDetail(Record):
+    """One value that moved in a release: a profile value, a cost, a rule list or a text."""
+
+    what: str = field(metadata=doc("What changed: a profile column's label, 'points', 'rules', 'text'.", example="Mov"))
+    old: str = field(default="", metadata=doc("The value before.", example='5"'))
+    new: str = field(default="", metadata=doc("The value after.", example='7"'))
+    words: str = field(
+        default="",
+        metadata=doc(
+            "For a reworded text: the word diff, removed words as [-...-] and added ones as {+...+}.",
+            example="costs [-1-]{+2+} Command Points",
+        ),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseEntry(Record):
+    """One thing a release added, removed, renamed or changed."""
+
+    module: str = field(metadata=doc("The module it belongs to.", slug=True, example="fracture"))
+    page: str = field(default="", metadata=doc("The site page that shows it (without .md).", example="fracture/army-lists/sentinels"))
+    kind: Literal["unit", "model", "weapon", "weapon list", "upgrade", "upgrade list", "rule", "table"] = field(
+        metadata=doc("What kind of thing it is.", example="weapon")
+    )
+    within: str = field(default="", metadata=doc("The unit or list it is part of.", example="Standard Weapons"))
+    name: str = field(metadata=doc("Its name (after the release).", example="Plasma Rifle"))
+    change: Literal["added", "removed", "renamed", "changed"] = field(metadata=doc("What happened to it.", example="changed"))
+    old_name: str = field(default="", metadata=doc("Its name before, when it was renamed.", example="Plasma Carbine"))
+    details: tuple[ReleaseDetail, ...] = field(default=(), metadata=doc("The values that moved."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Release(Record):
+    """A release: what changed in game terms between two revisions, stored so a fresh clone builds it.
+
+    Written by `cadence diff OLD NEW --record NAME`; the Recent Changes page lists releases newest first.
+    """
+
+    name: str = field(metadata=doc("The release's name, its heading on Recent Changes.", example="Season 3 update"))
+    date: str = field(default="", metadata=doc("When it was released (YYYY-MM-DD).", example="2026-11-22"))
+    summary: str = field(
+        default="", metadata=doc("A few words about the release (Markdown).", example="Points for the Fracture lists revised.")
+    )
+    since: str = field(default="", metadata=doc("The git revision the changes are counted from.", example="a1c6886"))
+    revision: str = field(default="", metadata=doc("The git revision the release is.", example="441d777"))
+    entries: tuple[ReleaseEntry, ...] = field(default=(), metadata=doc("What changed, thing by thing."))
+
+
 #: The kinds of data file, by their one top-level key.
-DOCUMENT_KINDS: dict[str, type[Record]] = {"system": System, "module": Module, "army_list": ArmyList}
+DOCUMENT_KINDS: dict[str, type[Record]] = {"system": System, "module": Module, "army_list": ArmyList, "release": Release}
