@@ -19,6 +19,7 @@ import markdown
 
 from .catalogue import Project, Scope, walk_sections
 from .design_checks import directive_option_problem, has_costs, rule_kind_label
+from .diff import word_segments
 from .layout import (
     DEFAULT_TERMS,
     DIRECTIVE,
@@ -122,7 +123,17 @@ class Renderer:
         return self._render("modules.md.j2", page, None, modules=modules, title=title)
 
     def changes_page(self, page: str) -> str:
-        return self._render("changes.md.j2", page, None, system=self.project.system, modules=self.project.ordered_modules())
+        releases = sorted(self.project.releases, key=lambda r: (r.date, r.name), reverse=True)
+        titles = {m.id: m.title for m in self.project.modules.values()}
+        return self._render(
+            "changes.md.j2",
+            page,
+            None,
+            system=self.project.system,
+            modules=self.project.ordered_modules(),
+            releases=releases,
+            titles=titles,
+        )
 
     def rules_index_page(self, page: str, usage: dict[tuple[str, str], list[tuple[str, str]]]) -> str:
         groups = []
@@ -403,6 +414,7 @@ def register_filters(env: jinja2.Environment) -> None:
     env.filters["text"] = escape_text
     env.filters["plain"] = plain
     env.filters["slug"] = slugify
+    env.filters["word_segments"] = word_segments
 
 
 # re-exported for templates' type comments and tests
