@@ -56,19 +56,19 @@ def check_duplicate_names(project: Project) -> list[Problem]:
     """
     problems: list[Problem] = []
     for entry in project.lists:
-        seen: dict[tuple[str, str], tuple[Record, str]] = {}
+        seen: dict[tuple[str, str], tuple[Record, str, int]] = {}
         for section in walk_sections(entry.army_list.sections):
-            items: list[tuple[str, Weapon | Upgrade, str]] = []
+            items: list[tuple[str, Weapon | Upgrade, str, int]] = []
             if section.weapon_list is not None:
-                items += [("weapon", w, section.weapon_list.name) for w in section.weapon_list.weapons]
+                items += [("weapon", w, section.weapon_list.name, id(section)) for w in section.weapon_list.weapons]
             if section.upgrade_list is not None:
-                items += [("upgrade", u, section.upgrade_list.name) for u in section.upgrade_list.upgrades]
-            for kind, item, owner in items:
+                items += [("upgrade", u, section.upgrade_list.name, id(section)) for u in section.upgrade_list.upgrades]
+            for kind, item, owner, block in items:
                 key = (kind, item.id or slugify(item.name))  # distinct ids: the designer tells them apart on purpose
                 first = seen.get(key)
                 if first is None:
-                    seen[key] = (item, owner)
-                elif first[1] != owner and first[0] != item:
+                    seen[key] = (item, owner, block)
+                elif first[2] != block and first[0] != item:
                     problems.append(
                         error(
                             item.loc,
