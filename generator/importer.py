@@ -216,10 +216,17 @@ class Imported:
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
 
+    #: After the import, `cadence check` on the project: (errors, warnings) and the blocks with no problem.
+    check: tuple[int, int] = (0, 0)
+    clean_blocks: int = 0
+    blocks: int = 0
+
     def summary(self) -> str:
         placed = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
         return (
-            f"imported {self.tables} tables and rule definitions as {placed}; wrote {len(self.files)} files; {len(self.problems)} problems"
+            f"imported {self.tables} tables as {placed}; wrote {len(self.files)} files; {len(self.problems)} import problems\n"
+            f"check: {self.check[0]} errors, {self.check[1]} warnings; "
+            f"{self.clean_blocks} of {self.blocks} tables and rule definitions are data with no problem"
         )
 
 
@@ -250,7 +257,7 @@ class Importer:
     # -- tables to blocks --
 
     def profile(self, table: MdTable, row: list[Cell], columns: list[Column], what: str) -> tuple[dict[str, Any], list[str], Any]:
-        profile: dict[str, Any] = {}
+        profile: dict[str, Any] = Flow()
         rules: list[str] = []
         points: Any = None
         for header, cell in zip(table.header[1:], row[1:], strict=False):
@@ -533,7 +540,42 @@ def import_markdown(root: Path, source: Path, module_id: str | None = None, out:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(markdown, encoding="utf-8")
         written.append(path)
+    measure(target, data_dir, module_id, importer.result)
     return importer.result
+
+
+def measure(root: Path, data_dir: str, module_id: str, result: Imported) -> None:
+    """Check the project with the imported module, and count the imported blocks no problem points into.
+
+    A block is a unit, weapon list, upgrade list or table of a generated page, or a module table or
+    special rule: it spans from its own line to the next block's in the same file.
+    """
+    from .catalogue import walk_sections
+    from .pages import load_project
+
+    loaded = load_project(root, data_dir, _folders(root)[1])
+    errors = sum(1 for p in loaded.problems if p.severity.value == "error")
+    result.check = (errors, len(loaded.problems) - errors)
+    project = loaded.project
+    if project is None or module_id not in project.modules:
+        return
+    starts: dict[str, list[int]] = {}
+    module = project.modules[module_id]
+    for record in (*module.tables, *module.special_rules):
+        starts.setdefault(record.loc.path, []).append(record.loc.line)
+    for entry in project.lists:
+        if entry.module == module_id:
+            for section in walk_sections(entry.army_list.sections):
+                if section.block is not None:  # from the section's first line: its heading is the block's
+                    starts.setdefault(entry.file, []).append(min(section.loc.line, section.block.loc.line))
+    dirty: set[tuple[str, int]] = set()
+    for problem in loaded.problems:
+        lines = sorted(starts.get(problem.location.path, []))
+        owner = max((line for line in lines if line <= problem.location.line), default=None)
+        if owner is not None:
+            dirty.add((problem.location.path, owner))
+    result.blocks = sum(len(lines) for lines in starts.values())
+    result.clean_blocks = result.blocks - len(dirty)
 
 
 def _folders(root: Path) -> tuple[str, str]:
@@ -542,10 +584,31 @@ def _folders(root: Path) -> tuple[str, str]:
     return read_folders(root) if (root / "mkdocs.yml").is_file() else ("data", "content")
 
 
+class Flow(dict[str, Any]):
+    """A mapping written on one line, as designers write profiles: {mov: 6", skl: 4+}."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML as a designer writes it: prose as literal blocks, profiles on one line."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _flow(dumper: yaml.SafeDumper, value: Flow) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=True)
+
+
+_Dumper.add_representer(str, _str)
+_Dumper.add_representer(Flow, _flow)
+
+
 def _write_yaml(path: Path, body: dict[str, Any], depth: int) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     schema = "../" * depth + "schema/data.schema.json"
-    text = yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=100)
+    text = yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     path.write_text(
         f"# yaml-language-server: $schema={schema}\n# Imported by `cadence import`: check it, then edit freely.\n{text}", encoding="utf-8"
     )
