@@ -268,7 +268,9 @@ class Importer:
             elif name in self.vocabulary.rules:
                 rules = _uses(cell.text)
                 for use in rules:
-                    self.rule_uses.setdefault(slugify(RuleUse.parse(use).name), []).append((what, cell))
+                    self.rule_uses.setdefault(slugify(RuleUse.parse(use).name), []).append(
+                        (what, Cell(RuleUse.parse(use).name, cell.line, cell.column))
+                    )
             elif name in self.vocabulary.costs:
                 points = _value(cell.text) if cell.text not in ("", "-", "—") else None
             else:
@@ -485,7 +487,7 @@ class Importer:
             self.warn(
                 cell,
                 "rule",
-                f"a {what} uses special rule '{name}', which neither this file nor the project's core rules define",
+                f"a {what} uses special rule '{cell.text}', which neither this file nor the project's core rules define",
                 "define it in a special rules table, or fix its name",
             )
 
