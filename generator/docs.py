@@ -154,6 +154,7 @@ def project_records(roots: Iterable[Path]) -> list[Record]:
         records.append(project.system)
         records.extend(project.modules.values())
         records.extend(entry.army_list for entry in project.lists)
+        records.extend(project.releases)
     return records
 
 
