@@ -135,7 +135,7 @@ def things(project: Project) -> Iterator[Thing]:
                     yield Thing("model", module_id, page, unit.name, model.name, values, unit.id or slugify(unit.name))
             if section.weapon_list is not None:
                 wl = section.weapon_list
-                weapons = {"weapons": ", ".join(w.name for w in wl.weapons)}
+                weapons = {"contents": ", ".join(w.name for w in wl.weapons)}
                 yield Thing(
                     "weapon list", module_id, page, entry.army_list.name, wl.name, weapons, entry.key + "/" + (wl.id or slugify(wl.name))
                 )
@@ -151,7 +151,7 @@ def things(project: Project) -> Iterator[Thing]:
                     yield Thing("weapon", module_id, page, wl.name, weapon.name, values, wl.id or slugify(wl.name))
             if section.upgrade_list is not None:
                 ul = section.upgrade_list
-                upgrades = {"upgrades": ", ".join(u.name for u in ul.upgrades)}
+                upgrades = {"contents": ", ".join(u.name for u in ul.upgrades)}
                 yield Thing(
                     "upgrade list", module_id, page, entry.army_list.name, ul.name, upgrades, entry.key + "/" + (ul.id or slugify(ul.name))
                 )
