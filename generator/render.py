@@ -19,7 +19,7 @@ import markdown
 
 from .catalogue import Project, Scope, walk_sections
 from .design_checks import directive_option_problem, has_costs, rule_kind_label
-from .diff import word_segments
+from .diff import TEXT_FIELDS, last_changes, word_segments
 from .layout import (
     DEFAULT_TERMS,
     DIRECTIVE,
@@ -88,6 +88,7 @@ class Renderer:
         self.scope: Scope | None = None
         self.plan: PagePlan | None = None
         self.terms: dict[str, str] = dict(DEFAULT_TERMS)
+        self._last_changes: dict[tuple[str, str], Any] | None = None
 
     # -- pages --
 
@@ -252,6 +253,24 @@ class Renderer:
             return escape_text(use)
         page, anchor = place
         return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}")'
+
+    def last_change(self, unit: Unit) -> dict[str, str] | None:
+        """The latest recorded release that changed this unit or one of its models, for its section."""
+        if self._last_changes is None:
+            self._last_changes = last_changes(self.project.releases)
+        found = self._last_changes.get((self.page, slugify(unit.name)))
+        if found is None:
+            return None
+        release, entry = found
+        what = (
+            "; ".join(
+                d.what + (" reworded" if d.words or d.what in TEXT_FIELDS else f" {d.old or '-'} → {d.new or '-'}") for d in entry.details
+            )
+            or entry.change
+        )
+        changes = self.project.system.landing_pages.changes
+        title = f"{release.name} ({release.date})" if release.date else release.name
+        return {"release": release.name, "what": what, "link": self.link(changes, slugify(title)) if changes else ""}
 
     def kind_label(self, kind: str) -> str:
         return rule_kind_label(self.project, kind)

@@ -97,7 +97,10 @@ def test_diff_of_two_git_revisions_recorded_as_a_release(tmp_path: Path) -> None
     loaded = load_project(project)
     assert [str(p) for p in loaded.problems] == []
     assert loaded.project is not None
-    page = generate(loaded.project, loaded.content).pages["recent-changes"]
+    pages = generate(loaded.project, loaded.content).pages
+    rangers = pages["skirmish/army-lists/rangers"]
+    assert '*Last changed: [Spring Update](../../recent-changes.md#spring-update-2026-03-01), Mov 6" → 7"; points 10 → 12.*' in rangers
+    page = pages["recent-changes"]
     assert "## Spring Update (2026-03-01)" in page
     assert "<del>more attacks.</del> <ins>extra attacks at short range.</ins>" in page
     assert '- Model [Ranger](skirmish/army-lists/rangers.md) (Ranger Squad): changed\n    - Mov: 6" → 7"' in page.replace("\\", "")
