@@ -622,8 +622,8 @@ class ReleaseDetail(Record):
 class ReleaseEntry(Record):
     """One thing a release added, removed, renamed or changed."""
 
-    module: str = field(metadata=doc("The module it belongs to.", slug=True, example="fracture"))
-    page: str = field(default="", metadata=doc("The site page that shows it (without .md).", example="fracture/army-lists/sentinels"))
+    module: str = field(metadata=doc("The module it belongs to.", slug=True, example="my-game"))
+    page: str = field(default="", metadata=doc("The site page that shows it (without .md).", example="my-game/army-lists/raiders"))
     kind: Literal["unit", "model", "weapon", "weapon list", "upgrade", "upgrade list", "rule", "table"] = field(
         metadata=doc("What kind of thing it is.", example="weapon")
     )
@@ -644,7 +644,7 @@ class Release(Record):
     name: str = field(metadata=doc("The release's name, its heading on Recent Changes.", example="Season 3 update"))
     date: str = field(default="", metadata=doc("When it was released (YYYY-MM-DD).", example="2026-11-22"))
     summary: str = field(
-        default="", metadata=doc("A few words about the release (Markdown).", example="Points for the Fracture lists revised.")
+        default="", metadata=doc("A few words about the release (Markdown).", example="Points of the army lists revised.")
     )
     since: str = field(default="", metadata=doc("The git revision the changes are counted from.", example="a1c6886"))
     revision: str = field(default="", metadata=doc("The git revision the release is.", example="441d777"))
