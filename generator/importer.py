@@ -219,6 +219,7 @@ class Imported:
     #: After the import, `cadence check` on the project: (errors, warnings) and the blocks with no problem.
     check: tuple[int, int] = (0, 0)
     clean_blocks: int = 0
+    blocks_without_errors: int = 0
     blocks: int = 0
 
     def summary(self) -> str:
@@ -226,7 +227,8 @@ class Imported:
         return (
             f"imported {self.tables} tables as {placed}; wrote {len(self.files)} files; {len(self.problems)} import problems\n"
             f"check: {self.check[0]} errors, {self.check[1]} warnings; "
-            f"{self.clean_blocks} of {self.blocks} tables and rule definitions are data with no problem"
+            f"{self.clean_blocks} of {self.blocks} tables and rule definitions are data with no problem, "
+            f"{self.blocks_without_errors} with no error"
         )
 
 
@@ -571,13 +573,17 @@ def measure(root: Path, data_dir: str, module_id: str, result: Imported) -> None
                 if section.block is not None:  # from the section's first line: its heading is the block's
                     starts.setdefault(entry.file, []).append(min(section.loc.line, section.block.loc.line))
     dirty: set[tuple[str, int]] = set()
+    wrong: set[tuple[str, int]] = set()
     for problem in loaded.problems:
         lines = sorted(starts.get(problem.location.path, []))
         owner = max((line for line in lines if line <= problem.location.line), default=None)
         if owner is not None:
             dirty.add((problem.location.path, owner))
+            if problem.severity.value == "error":
+                wrong.add((problem.location.path, owner))
     result.blocks = sum(len(lines) for lines in starts.values())
     result.clean_blocks = result.blocks - len(dirty)
+    result.blocks_without_errors = result.blocks - len(wrong)
 
 
 def _folders(root: Path) -> tuple[str, str]:

@@ -643,9 +643,7 @@ class Release(Record):
 
     name: str = field(metadata=doc("The release's name, its heading on Recent Changes.", example="Season 3 update"))
     date: str = field(default="", metadata=doc("When it was released (YYYY-MM-DD).", example="2026-11-22"))
-    summary: str = field(
-        default="", metadata=doc("A few words about the release (Markdown).", example="Points of the army lists revised.")
-    )
+    summary: str = field(default="", metadata=doc("A few words about the release (Markdown).", example="Points of the army lists revised."))
     since: str = field(default="", metadata=doc("The git revision the changes are counted from.", example="a1c6886"))
     revision: str = field(default="", metadata=doc("The git revision the release is.", example="441d777"))
     entries: tuple[ReleaseEntry, ...] = field(default=(), metadata=doc("What changed, thing by thing."))
