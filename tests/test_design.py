@@ -107,3 +107,13 @@ def test_the_shipped_games_are_clean_and_use_the_new_checks_on_their_errata() ->
     assert loaded.project is not None
     caught = {e.caught_by for m in loaded.project.modules.values() for e in m.errata}
     assert {"duplicate-name", "missing-points", "empty-section"} <= caught
+
+
+def test_every_design_check_code_has_a_planted_case() -> None:
+    """Each code generator/design_checks.py reports is planted in tests/checks/cases.yaml."""
+    import yaml
+
+    from generator.design_checks import CODES
+
+    cases = yaml.safe_load((REPO / "tests" / "checks" / "cases.yaml").read_text(encoding="utf-8"))
+    assert set(CODES) - {c["code"] for c in cases} == set()
