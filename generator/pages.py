@@ -93,7 +93,9 @@ class Generated:
         return self.renderer.expand(page, text)
 
 
-def generate(project: Project, content: dict[str, str], template_dirs: list[str] | None = None, resolved: Resolved | None = None) -> Generated:
+def generate(
+    project: Project, content: dict[str, str], template_dirs: list[str] | None = None, resolved: Resolved | None = None
+) -> Generated:
     """Render every generated page. Call only on a project whose check found no errors.
 
     `resolved` is the result `load_project` already computed; without it the project is resolved here.

@@ -91,7 +91,9 @@ def test_a_page_is_read_in_one_scope_by_check_and_build(tmp_path: Path) -> None:
     """
     project = copy_project(MINI, tmp_path / "mini")
     core, skirmish = project / "data/core/module.yaml", project / "data/skirmish/module.yaml"
-    core.write_text(core.read_text(encoding="utf-8").replace("pages: [core/rules]", "pages: [core/rules, skirmish/rules]"), encoding="utf-8")
+    core.write_text(
+        core.read_text(encoding="utf-8").replace("pages: [core/rules]", "pages: [core/rules, skirmish/rules]"), encoding="utf-8"
+    )
     skirmish.write_text(skirmish.read_text(encoding="utf-8").replace("pages: [skirmish/rules, ", "pages: ["), encoding="utf-8")
     loaded = load_project(project)
     assert loaded.resolved is not None and loaded.resolved.page_scopes["skirmish/rules"] == "core"

@@ -56,7 +56,10 @@ CHECKS: tuple[Check, ...] = (
     Check(modules.check_module_tables, ("duplicate",)),
     Check(modules.check_categories, ("unknown-category", "share")),
     Check(tables.check_tables, ("table-row", "dice", "roll", "roll-range", "roll-overlap", "roll-gap")),
-    Check(army_lists.check_army_lists, ("unsafe-path", "unknown-list", "too-large", "section", "duplicate", "range", "empty-option", "unknown-section")),
+    Check(
+        army_lists.check_army_lists,
+        ("unsafe-path", "unknown-list", "too-large", "section", "duplicate", "range", "empty-option", "unknown-section"),
+    ),
     Check(army_lists.check_footnotes, ("footnote",)),
     Check(army_lists.check_names, UNKNOWN_NAMES),
     Check(budgets.check_budgets, ("budget", "category-share")),

@@ -45,14 +45,7 @@ def _section(army_list: ArmyList, section: Section, names: dict[str, dict[str, R
         yield error(section.loc, "section", f"a section holds one block, but this one has {', '.join(blocks)}")
     if not section.title:
         yield error(section.loc, "section", "a section needs a heading or a block with a name")
-    for kind, block in (("unit", section.unit), ("weapon list", section.weapon_list), ("upgrade list", section.upgrade_list)):
-        if block is None:
-            continue
-        key = block.id or slugify(block.name)
-        if key in names[kind] and kind != "upgrade list":
-            message = f"{kind} '{block.name}' is defined twice in {army_list.name} (first at line {names[kind][key].loc.line})"
-            yield error(block.loc, "duplicate", message)
-        names[kind][key] = block
+    yield from _defined_twice(army_list, section, names)
     if section.weapon_list is not None:
         yield from _twice("weapon", section.weapon_list.weapons, section.weapon_list.name)
     if section.upgrade_list is not None:
@@ -67,6 +60,18 @@ def _section(army_list: ArmyList, section: Section, names: dict[str, dict[str, R
             f"summary '{summary.name}' sums up section '{summary.of}', which this list does not have",
             did_you_mean(summary.of, [s.title for s in walk_sections(army_list.sections)]),
         )
+
+
+def _defined_twice(army_list: ArmyList, section: Section, names: dict[str, dict[str, Record]]) -> Iterator[Problem]:
+    """A unit or weapon list whose id another block of its kind in the list already has."""
+    for kind, block in (("unit", section.unit), ("weapon list", section.weapon_list), ("upgrade list", section.upgrade_list)):
+        if block is None:
+            continue
+        key = block.id or slugify(block.name)
+        if key in names[kind] and kind != "upgrade list":
+            message = f"{kind} '{block.name}' is defined twice in {army_list.name} (first at line {names[kind][key].loc.line})"
+            yield error(block.loc, "duplicate", message)
+        names[kind][key] = block
 
 
 def _twice(kind: str, items: tuple[Record, ...], list_name: str) -> Iterator[Problem]:
@@ -117,4 +122,9 @@ def check_names(run: CheckRun) -> Iterator[Problem]:
             )
     for model in run.resolved.models:
         if not model.bound:
-            yield error(model.where, "unknown-model", f"{model.owner}, which the unit does not have", did_you_mean(model.name, [m.name for m in model.unit.models]))
+            yield error(
+                model.where,
+                "unknown-model",
+                f"{model.owner}, which the unit does not have",
+                did_you_mean(model.name, [m.name for m in model.unit.models]),
+            )

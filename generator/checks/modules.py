@@ -63,4 +63,3 @@ def _shares(module: Module) -> Iterator[Problem]:
     minimum = sum(c.min_share or 0 for c in module.army_building.categories)
     if minimum > 100:
         yield error(module.army_building.loc, "share", f"the categories' least shares add up to {minimum}%, more than a whole army")
-

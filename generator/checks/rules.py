@@ -23,7 +23,12 @@ def _definitions(project: Project, rules: tuple[SpecialRule, ...], scope: Scope)
         seen[key] = rule
         if rule.kind not in kinds:
             hint = did_you_mean(rule.kind, list(kinds)) or f"rule kinds: {', '.join(kinds)}"
-            yield error(at(rule.kind, rule), "value", f"special rule '{rule.name}' is of kind '{rule.kind}', which the system does not declare", hint)
+            yield error(
+                at(rule.kind, rule),
+                "value",
+                f"special rule '{rule.name}' is of kind '{rule.kind}', which the system does not declare",
+                hint,
+            )
         if "(" in rule.name:
             message = f"special rule name '{rule.name}' has a parenthesis; put the parameter in 'parameter:'"
             yield error(at(rule.name, rule), "rule-name", message)
@@ -68,7 +73,9 @@ def _content_link(ref: RuleRef) -> Iterator[Problem]:
     if ref.found is not None:
         return
     if ref.scope is None:
-        yield error(ref.where, "unknown-rule", f"[[{ref.use}]] names no special rule: this page is in no module and there are no core rules")
+        yield error(
+            ref.where, "unknown-rule", f"[[{ref.use}]] names no special rule: this page is in no module and there are no core rules"
+        )
         return
     names = [r.name for s in ref.scope.chain() for r in s.unique_rules()]
     message = f"[[{ref.use}]] names no special rule in {scope_names(ref.scope)}"
@@ -81,7 +88,9 @@ def _use(project: Project, ref: RuleRef) -> Iterator[Problem]:
     if ref.kind is not None and ref.kind in project.system.rule_kinds and rule.kind != ref.kind:
         yield warning(where, "rule-kind", f"{name} uses '{rule.name}', which is a {rule.kind} rule, not a {ref.kind} rule")
     if parsed.name not in (rule.name, *rule.aliases):
-        yield error(where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?")
+        yield error(
+            where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?"
+        )
     if rule.parameter and parsed.value is None and not rule.parameter_optional:
         message = f"{name} uses '{rule.name}' without a value; the rule is {project.rule_title(rule)}"
         yield error(where, "rule-arity", message, f"write '{project.use_text(rule.name, 'value')}'")

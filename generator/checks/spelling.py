@@ -173,4 +173,3 @@ def read_words(path: Path) -> frozenset[str]:
         if word:
             words.add(word)
     return frozenset(words)
-

@@ -60,9 +60,11 @@ class Resolved:
         refs += [m for m in self.models if not m.bound]
         refs += [c for c in self.categories if c.target is None]
         refs += [p for p in self.pages if not p.exists]
-        refs += [d for bindings in self.directives.values() for d in bindings if d.problem]
-        refs += [link for link in self.page_links if not link.page_exists or link.anchor_exists is False]
-        return refs
+        return refs + self._unbound_in_content()
+
+    def _unbound_in_content(self) -> list[object]:
+        refs: list[object] = [d for bindings in self.directives.values() for d in bindings if d.problem]
+        return refs + [link for link in self.page_links if not link.page_exists or link.anchor_exists is False]
 
     def directive(self, page: str, directive: Directive) -> DirectiveBinding:
         """The binding of a directive line of a page (matched by its text: front matter may shift lines)."""
