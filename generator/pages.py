@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .catalogue import Project, assemble
 from .checks import read_words, run_checks
@@ -16,8 +17,10 @@ from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import load_directory, read_text
 from .problems import Location, Problem, error
-from .render import Renderer
 from .resolve import Resolved, resolve
+
+if TYPE_CHECKING:
+    from .render import Renderer
 
 
 @dataclass
@@ -100,6 +103,8 @@ def generate(
 
     `resolved` is the result `load_project` already computed; without it the project is resolved here.
     """
+    from .render import Renderer  # here, not at the top: `cadence check` never loads Jinja
+
     resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)
     renderer = Renderer(resolved, template_dirs or [])
     pages: dict[str, str] = {}

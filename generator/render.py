@@ -259,8 +259,8 @@ class Renderer:
         return self.project.unit_cost(unit, self.scope)
 
     def built(self, model: BuiltModel) -> BuiltProfile | None:
-        assert self.scope is not None
-        return self.project.build(model, self.scope)
+        """A built model as the resolve stage built it (the same profile the checker compared)."""
+        return self.resolved.built.get(id(model))
 
     def built_rules(self, model: BuiltModel, built: BuiltProfile) -> list[str]:
         """A built model's rules, in the order the source printed them where it printed them."""

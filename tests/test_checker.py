@@ -16,7 +16,7 @@ from generator.errata import apply_as_published
 from generator.pages import load_project
 from generator.report import format_problems
 
-from .conftest import MINI, REPO, copy_project
+from .conftest import MINI, REPO, copy_project, mkdocs_build
 
 CASES_FILE = Path(__file__).parent / "checks" / "cases.yaml"
 CASES: list[dict[str, Any]] = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))
@@ -100,6 +100,22 @@ def test_a_page_is_read_in_one_scope_by_check_and_build(tmp_path: Path) -> None:
     assert [str(p) for p in loaded.errors] == [
         "content/skirmish/rules.md:3:16: error[unknown-rule]: [[Stubborn]] names no special rule in Core Rules"
     ]
+
+
+DIRECTIVE_CASES = [i for i, c in enumerate(CASES) if c["code"] == "directive"]
+
+
+@pytest.mark.parametrize("index", DIRECTIVE_CASES, ids=[CASES[i]["replace"] for i in DIRECTIVE_CASES])
+def test_a_bad_directive_stops_check_and_build_with_the_same_line(index: int, tmp_path: Path) -> None:
+    """The build reads the directive the check bound: it fails on the check's line, never in the renderer."""
+    case = CASES[index]
+    project = copy_project(MINI, tmp_path / "mini")
+    plant(project, case)
+    check = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=project, capture_output=True, text=True)
+    build = mkdocs_build(project, tmp_path / "site")
+    assert check.returncode == 1 and case["expect"] in check.stdout.splitlines()
+    assert build.returncode != 0 and any(line.endswith(f" {case['expect']}") for line in build.stderr.splitlines()), build.stderr
+    assert "Traceback" not in build.stderr
 
 
 def errata_with_checks() -> list[tuple[str, int, str]]:
