@@ -15,6 +15,7 @@ from ..layout import RULE_LINK
 from ..loader import LocStr, loc_of
 from ..model import (
     BuiltModel,
+    Model,
     Module,
     Record,
     Section,
@@ -23,6 +24,7 @@ from ..model import (
     Unit,
     UnitUpgrades,
     UnitWeapons,
+    Upgrade,
     Weapon,
 )
 from ..points import BuiltProfile, build_model
@@ -218,14 +220,16 @@ class Binder:
     def built_model(self, model: BuiltModel, scope: Scope, module: Module, page: str) -> None:
         """Bind a built model's parts; when all bind, build it once and bind the rules it ends with."""
         where = f"'{model.name}'"
-        base = self.name("models", model.base, scope, model, "model", where)
-        upgrades = [u[0] for name in model.upgrades if (u := self.name("upgrades", name, scope, model, "upgrade", where))]
-        weapons = [w[0] for name in model.weapons if (w := self.name("weapons", name, scope, model, "weapon", where))]
+        bases = [b for b in self.name("models", model.base, scope, model, "model", where) if isinstance(b, Model)]
+        upgrades = [self.name("upgrades", name, scope, model, "upgrade", where) for name in model.upgrades]
+        weapons = [self.name("weapons", name, scope, model, "weapon", where) for name in model.weapons]
         self.markdown(model.text, scope, model, page)
-        if not base or len(upgrades) != len(model.upgrades) or len(weapons) != len(model.weapons):
+        chosen_upgrades = [u[0] for u in upgrades if u and isinstance(u[0], Upgrade)]
+        chosen_weapons = [w[0] for w in weapons if w and isinstance(w[0], Weapon)]
+        if not bases or len(chosen_upgrades) != len(model.upgrades) or len(chosen_weapons) != len(model.weapons):
             return
         rules = module.army_building.cost if module.army_building else None
-        built = build_model(base[0], upgrades, weapons, rules)  # type: ignore[arg-type]
+        built = build_model(bases[0], chosen_upgrades, chosen_weapons, rules)
         self.out.built[id(model)] = built
         self.rule_uses(built.rules, scope, model, where, page)
 
