@@ -52,7 +52,7 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             raise PluginError("\n".join([*lines, f"rules data: {summary(loaded.problems)}"]))
         templates = root / self.config.templates_dir
         self.loaded = loaded
-        self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
+        self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved)
         if self.config.nav and not config.nav:
             config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
         if STYLESHEET not in config.extra_css:
@@ -74,7 +74,7 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages.
+        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages (checked in `on_config`).
 
         Pages that define special rules get a search boost, so that a rule's definition outranks the
         tables that merely use its name.
@@ -85,10 +85,7 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             page.meta.setdefault("search", {}).setdefault("boost", self.config.definitions_boost)
         if page.file.generated_by is not None:
             return markdown
-        text, problems = self.generated.expand(path, markdown)
-        if problems:
-            raise PluginError("\n".join(str(p) for p in problems))
-        return text
+        return self.generated.expand(path, markdown)
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
         """`serve` event: rebuild when a data file or a template override changes."""
