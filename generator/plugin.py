@@ -19,14 +19,14 @@ from .offline import write_service_worker
 from .pages import Generated, Loaded, generate, load_project, navigation
 from .problems import Severity
 from .report import summary
-from .search_entries import merge_search_entries, search_entries
+from .search_entries import install_ranking, merge_search_entries, search_entries
 
 log = logging.getLogger("mkdocs.plugins.rules")
 
 #: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
 STYLESHEET = "assets/stylesheets/rules.css"
 
-#: The generator's page scripts (search ranking, offline registration), added like the stylesheet.
+#: The generator's page scripts (the reader's game for search, offline registration), added like the stylesheet.
 SCRIPTS = ("assets/javascripts/search.js", "assets/javascripts/offline.js")
 
 
@@ -114,6 +114,7 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         project = self.loaded.project
         entries = search_entries(project, self.generated.site_map, self.loaded.content)
         merge_search_entries(site_dir, entries, project.system.spelling_variants)
+        install_ranking(site_dir)
         write_service_worker(site_dir)
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:

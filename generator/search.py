@@ -22,6 +22,7 @@ from lunr.builder import Builder
 from lunr.index import Index
 from lunr.query import Query
 from lunr.stop_word_filter import stop_word_filter
+from lunr.trimmer import trimmer
 
 from .search_entries import entry_name
 
@@ -58,8 +59,8 @@ def load_index(path: Path) -> SiteIndex:
     data = json.loads(path.read_text(encoding="utf-8"))
     config = data["config"]
     builder = Builder()
-    if "stopWordFilter" in config.get("pipeline", []):
-        builder.pipeline.add(stop_word_filter)
+    pipeline = config.get("pipeline", [])
+    builder.pipeline.add(*(f for name, f in (("trimmer", trimmer), ("stopWordFilter", stop_word_filter)) if name in pipeline))
     builder.b(0)  # as Material: no penalty for long sections
     builder.ref("location")
     for name, spec in config["fields"].items():
@@ -97,7 +98,7 @@ def _tier(doc: dict[str, Any], wanted: str, game: str | None, variants: dict[str
     here = game is not None and doc["location"].split("/")[0] == game
     definition = "kind" in doc
     if wanted and name_key(doc.get("name") or entry_name(doc["title"]), variants) == wanted:
-        return 4 if here else 3 if definition else 2
+        return 2 + 2 * definition + here
     return 1 if here and definition else 0
 
 

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,25 @@ def merge_search_entries(site_dir: Path, entries: list[Entry], spelling_variants
 def entry_name(title: str) -> str:
     """The name part of an index title (plain or marked up): before the separator, without tags."""
     return html.unescape(re.sub(r"<[^>]+>", "", title)).split(SEPARATOR, 1)[0].strip()
+
+
+#: The ranking prepended to Material's search worker, and the worker files it goes into.
+RANKING = "search_rank.js"
+WORKERS = "assets/javascripts/workers/search*.js"
+
+
+def install_ranking(site_dir: Path) -> int:
+    """Put the site's ranking at the head of Material's search worker; returns how many workers.
+
+    Material's page code creates its worker before any extra script runs, so the ranking goes
+    into the worker itself: its message listener then runs first, and it wraps `postMessage`.
+    Running it twice on one site changes nothing.
+    """
+    ranking = resources.files("generator").joinpath("assets", RANKING).read_text(encoding="utf-8")
+    installed = 0
+    for worker in sorted(site_dir.glob(WORKERS)):
+        text = worker.read_text(encoding="utf-8")
+        if not text.startswith(ranking):
+            worker.write_text(ranking + "\n" + text, encoding="utf-8")
+        installed += 1
+    return installed
