@@ -30,6 +30,7 @@ from .search_entries import entry_name
 SEPARATOR = re.compile(r"[\s\-]+")
 WORD = re.compile(r"[^\W_]+|'", re.UNICODE)
 _PARAMETER = re.compile(r"\s*\([^()]*\)\s*$")
+_TRIM = re.compile(r"^\W+|\W+$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,10 @@ def name_key(text: str, variants: dict[str, str]) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """The query's words as Material's search takes them: split at its separator, lowercased."""
-    return [t for t in SEPARATOR.split(query.lower().strip()) if t.strip('*+-:^~"')]
+    """The query's words as the site's search takes them: split at Material's separator, lowercased,
+    trimmed of punctuation at their ends as the index's trimmer trims words ("Regroup!")."""
+    terms = (_TRIM.sub("", t) for t in SEPARATOR.split(query.lower().strip()))
+    return [t for t in terms if t]
 
 
 def _tier(doc: dict[str, Any], wanted: str, game: str | None, variants: dict[str, str]) -> int:
@@ -104,7 +107,7 @@ def _tier(doc: dict[str, Any], wanted: str, game: str | None, variants: dict[str
 
 def search(site: SiteIndex, query: str, limit: int = 5, game: str | None = None) -> list[Result]:
     """The first `limit` results for `query`, best first; `game` is the module the reader is in."""
-    terms = [t.strip('*+:^~"') for t in query_terms(respell(query, site.variants))]
+    terms = query_terms(respell(query, site.variants))
     if not terms:
         return []
     lunr_query = site.index.create_query()

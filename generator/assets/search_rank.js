@@ -1,6 +1,7 @@
 /* Cadence search ranking, put by the build at the head of Material's search worker. It ranks the
  * way players look things up, as `cadence search` does (generator/search.py):
  *
+ * - words are trimmed of punctuation as the index's are ("Regroup!" finds Regroup!);
  * - a word spelled the other way ("armor") is searched as the site spells it ("armour"), from the
  *   system's `spelling_variants`, which the build puts in the search index's config;
  * - a result whose name is exactly the query comes first: definitions (units, weapons, rules...)
@@ -17,6 +18,14 @@
   var WORD = /[\p{L}\p{N}']+/gu;
   var ENTITIES = { amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'", "#x27": "'" };
   var variants = {}, query = "", game = "";
+
+  /* Each word trimmed of punctuation at its ends, as the index's trimmer trims it ("Regroup!"),
+   * a leading + or - (Material's operators) kept. */
+  function trim(text) {
+    return text.split(/(\s+)/).map(function (part) {
+      return /^\s*$/.test(part) ? part : part.replace(/^([+-]?)\W*/, "$1").replace(/\W+$/, "");
+    }).join("");
+  }
 
   function respell(text) {
     return text.replace(WORD, function (word) {
@@ -80,7 +89,7 @@
     if (message.type === QUERY && typeof message.data === "string") {
       query = message.data;
       game = typeof message.game === "string" ? message.game : "";
-      message.data = respell(message.data);
+      message.data = trim(respell(message.data));
     }
   });
 
