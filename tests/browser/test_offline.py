@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from generator.offline import WORKER, site_files
+from generator.offline import WORKER, site_files, write_service_worker
 
 from .conftest import REPO, Browsing
 
@@ -110,3 +110,19 @@ def test_no_service_worker_on_the_dev_server(browser: Browser, dev_server: str) 
         assert re.search(r"sw\.js", page.content()) is None
     finally:
         context.close()
+
+
+def test_the_worker_is_versioned_by_the_built_files(tmp_path: Path) -> None:
+    """Same files, same version; any change, a new version (whose worker replaces the old cache)."""
+    (tmp_path / "index.html").write_text("<h1>Rules</h1>", encoding="utf-8")
+    (tmp_path / "a b").mkdir()
+    (tmp_path / "a b" / "page.html").write_text("<h1>Page</h1>", encoding="utf-8")
+    (tmp_path / "bundle.js.map").write_text("{}", encoding="utf-8")
+    first = write_service_worker(tmp_path)
+    worker = (tmp_path / WORKER).read_text(encoding="utf-8")
+    assert '"a%20b/page.html"' in worker and '"index.html"' in worker and "bundle.js.map" not in worker
+    assert write_service_worker(tmp_path) == first, "the worker file itself is not part of the version"
+    (tmp_path / "a b" / "page.html").write_text("<h1>Page, corrected</h1>", encoding="utf-8")
+    second = write_service_worker(tmp_path)
+    assert second != first
+    assert f'const VERSION = "{second}";' in (tmp_path / WORKER).read_text(encoding="utf-8")
