@@ -209,7 +209,7 @@ def parser() -> argparse.ArgumentParser:
     search.add_argument("query", nargs="+")
     search.add_argument("--site-dir", default="site")
     search.add_argument("--limit", type=int, default=5)
-    search.add_argument("--game", help="rank as a reader on this module's pages does (a module id, e.g. fracture)")
+    search.add_argument("--game", help="rank as a reader on this module's pages does (a module id: the folder of its pages)")
     schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
     schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
     return p

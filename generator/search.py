@@ -92,7 +92,7 @@ def name_key(text: str, variants: dict[str, str]) -> str:
 
 def query_terms(query: str) -> list[str]:
     """The query's words as the site's search takes them: split at Material's separator, lowercased,
-    trimmed of punctuation at their ends as the index's trimmer trims words ("Regroup!")."""
+    trimmed of punctuation at their ends as the index's trimmer trims words ("Charge!")."""
     terms = (_TRIM.sub("", t) for t in SEPARATOR.split(query.lower().strip()))
     return [t for t in terms if t]
 

@@ -4,7 +4,7 @@ MkDocs' search plugin makes one entry per heading; a weapon or an upgrade is a t
 an anchor but no entry, and a heading's entry does not say which game it belongs to. This stage
 computes one entry per unit, weapon, weapon list, upgrade, upgrade list, special rule and roll table
 from the model and the site map's anchors, titled in plain text with its list and game
-("Plasma Pistol — Sentinels (Fracture)"), and merges them into `search/search_index.json` after the
+("Laser Rifle — Troopers (Some Game)"), and merges them into `search/search_index.json` after the
 build: an entry at an anchor the index already has takes its title, a new one is appended.
 
 Each entry also carries `name` (what a player types, for exact-match ranking) and `kind`; the

@@ -1,7 +1,7 @@
 /* Cadence search ranking, put by the build at the head of Material's search worker. It ranks the
  * way players look things up, as `cadence search` does (generator/search.py):
  *
- * - words are trimmed of punctuation as the index's are ("Regroup!" finds Regroup!);
+ * - words are trimmed of punctuation as the index's are ("Charge!" finds Charge!);
  * - a word spelled the other way ("armor") is searched as the site spells it ("armour"), from the
  *   system's `spelling_variants`, which the build puts in the search index's config;
  * - a result whose name is exactly the query comes first: definitions (units, weapons, rules...)
@@ -19,7 +19,7 @@
   var ENTITIES = { amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'", "#x27": "'" };
   var variants = {}, query = "", game = "";
 
-  /* Each word trimmed of punctuation at its ends, as the index's trimmer trims it ("Regroup!"),
+  /* Each word trimmed of punctuation at its ends, as the index's trimmer trims it ("Charge!"),
    * a leading + or - (Material's operators) kept. */
   function trim(text) {
     return text.split(/(\s+)/).map(function (part) {
