@@ -25,9 +25,9 @@ from typing import Any
 
 import yaml
 
-from .catalogue import Project, assemble, walk_sections
+from .catalogue import ListEntry, Project, assemble, walk_sections
 from .loader import load_directory
-from .model import ProfileValue, Release, ReleaseDetail, ReleaseEntry, slugify
+from .model import ProfileValue, Release, ReleaseDetail, ReleaseEntry, Section, Unit, UpgradeList, WeaponList, slugify
 from .releases import TEXT_FIELDS, word_segments
 
 #: How alike a removed and an added thing must be (0-1) to count as one thing renamed.
@@ -103,10 +103,20 @@ def _points(value: object) -> str:
     return "" if value is None else str(value)
 
 
+@dataclass(frozen=True)
+class _Labels:
+    """The system's profile labels, so a changed value is named as the site names it."""
+
+    model: dict[str, str]
+    weapon: dict[str, str]
+
+
 def things(project: Project) -> Iterator[Thing]:
     """Every thing of a project a changelog speaks of, with its comparable values."""
-    model_labels = {c.key: c.label for c in project.system.profiles.model}
-    weapon_labels = {c.key: c.label for c in project.system.profiles.weapon}
+    labels = _Labels(
+        model={c.key: c.label for c in project.system.profiles.model},
+        weapon={c.key: c.label for c in project.system.profiles.weapon},
+    )
     for module in project.modules.values():
         page = ""  # module-level rules and tables: shown wherever content pages insert them
         for rule in module.special_rules:
@@ -114,53 +124,67 @@ def things(project: Project) -> Iterator[Thing]:
         for table in module.tables:
             yield Thing("table", module.id, page, module.title, table.name, _table_values(table))
     for entry in project.lists:
-        module_id, page = entry.module, entry.page
         for rule in entry.army_list.special_rules:
-            yield _rule_thing(module_id, page, entry.army_list.name, rule)
+            yield _rule_thing(entry.module, entry.page, entry.army_list.name, rule)
         for section in walk_sections(entry.army_list.sections):
-            unit = section.unit
-            if unit is not None:
-                values = {
-                    "category": unit.category or "",
-                    "composition": unit.composition.text if unit.composition else "",
-                    "weapons": unit.weapons.text if unit.weapons else "",
-                    "upgrades": unit.upgrades.text if unit.upgrades else "",
-                }
-                yield Thing("unit", module_id, page, entry.army_list.name, unit.name, values)
-                for model in unit.models:
-                    values = {}
-                    _profile(values, model.profile, model_labels)
-                    values["rules"] = ", ".join(model.rules)
-                    values["points"] = _points(model.points)
-                    yield Thing("model", module_id, page, unit.name, model.name, values, unit.id or slugify(unit.name))
-            if section.weapon_list is not None:
-                wl = section.weapon_list
-                weapons = {"contents": ", ".join(w.name for w in wl.weapons)}
-                yield Thing(
-                    "weapon list", module_id, page, entry.army_list.name, wl.name, weapons, entry.key + "/" + (wl.id or slugify(wl.name))
-                )
-                for weapon in wl.weapons:
-                    values = {}
-                    _profile(values, weapon.profile, weapon_labels)
-                    for mode in weapon.modes:
-                        _profile(values, mode.profile, weapon_labels, f"{mode.name} ")
-                        values[f"{mode.name} rules"] = ", ".join(mode.rules)
-                    values["rules"] = ", ".join(weapon.rules)
-                    values["points"] = _points(weapon.points)
-                    values["footnote"] = weapon.footnote or ""
-                    yield Thing("weapon", module_id, page, wl.name, weapon.name, values, wl.id or slugify(wl.name))
-            if section.upgrade_list is not None:
-                ul = section.upgrade_list
-                upgrades = {"contents": ", ".join(u.name for u in ul.upgrades)}
-                yield Thing(
-                    "upgrade list", module_id, page, entry.army_list.name, ul.name, upgrades, entry.key + "/" + (ul.id or slugify(ul.name))
-                )
-                for upgrade in ul.upgrades:
-                    values = {"effect": upgrade.effect, "points": _points(upgrade.points), "grants": ", ".join(upgrade.grants)}
-                    _profile(values, upgrade.sets, model_labels, "sets ")
-                    yield Thing("upgrade", module_id, page, ul.name, upgrade.name, values, ul.id or slugify(ul.name))
-            if section.table is not None:
-                yield Thing("table", module_id, page, entry.army_list.name, section.table.name, _table_values(section.table))
+            yield from _section_things(entry, section, labels)
+
+
+def _section_things(entry: ListEntry, section: Section, labels: _Labels) -> Iterator[Thing]:
+    """The things one army-list section holds: its unit, weapon list, upgrade list or table."""
+    if section.unit is not None:
+        yield from _unit_things(entry, section.unit, labels)
+    if section.weapon_list is not None:
+        yield from _weapon_list_things(entry, section.weapon_list, labels)
+    if section.upgrade_list is not None:
+        yield from _upgrade_list_things(entry, section.upgrade_list, labels)
+    if section.table is not None:
+        yield Thing("table", entry.module, entry.page, entry.army_list.name, section.table.name, _table_values(section.table))
+
+
+def _unit_things(entry: ListEntry, unit: Unit, labels: _Labels) -> Iterator[Thing]:
+    """A unit, then each of its models (within the unit, so models are matched unit by unit)."""
+    values = {
+        "category": unit.category or "",
+        "composition": unit.composition.text if unit.composition else "",
+        "weapons": unit.weapons.text if unit.weapons else "",
+        "upgrades": unit.upgrades.text if unit.upgrades else "",
+    }
+    yield Thing("unit", entry.module, entry.page, entry.army_list.name, unit.name, values)
+    for model in unit.models:
+        values = {}
+        _profile(values, model.profile, labels.model)
+        values["rules"] = ", ".join(model.rules)
+        values["points"] = _points(model.points)
+        yield Thing("model", entry.module, entry.page, unit.name, model.name, values, unit.id or slugify(unit.name))
+
+
+def _weapon_list_things(entry: ListEntry, wl: WeaponList, labels: _Labels) -> Iterator[Thing]:
+    """A weapon list (its contents), then each weapon with the profiles of all its modes."""
+    weapons = {"contents": ", ".join(w.name for w in wl.weapons)}
+    list_id = wl.id or slugify(wl.name)
+    yield Thing("weapon list", entry.module, entry.page, entry.army_list.name, wl.name, weapons, entry.key + "/" + list_id)
+    for weapon in wl.weapons:
+        values: dict[str, str] = {}
+        _profile(values, weapon.profile, labels.weapon)
+        for mode in weapon.modes:
+            _profile(values, mode.profile, labels.weapon, f"{mode.name} ")
+            values[f"{mode.name} rules"] = ", ".join(mode.rules)
+        values["rules"] = ", ".join(weapon.rules)
+        values["points"] = _points(weapon.points)
+        values["footnote"] = weapon.footnote or ""
+        yield Thing("weapon", entry.module, entry.page, wl.name, weapon.name, values, list_id)
+
+
+def _upgrade_list_things(entry: ListEntry, ul: UpgradeList, labels: _Labels) -> Iterator[Thing]:
+    """An upgrade list (its contents), then each upgrade with what it costs, grants and sets."""
+    upgrades = {"contents": ", ".join(u.name for u in ul.upgrades)}
+    list_id = ul.id or slugify(ul.name)
+    yield Thing("upgrade list", entry.module, entry.page, entry.army_list.name, ul.name, upgrades, entry.key + "/" + list_id)
+    for upgrade in ul.upgrades:
+        values = {"effect": upgrade.effect, "points": _points(upgrade.points), "grants": ", ".join(upgrade.grants)}
+        _profile(values, upgrade.sets, labels.model, "sets ")
+        yield Thing("upgrade", entry.module, entry.page, ul.name, upgrade.name, values, list_id)
 
 
 def _rule_thing(module: str, page: str, within: str, rule: Any) -> Thing:
@@ -219,31 +243,45 @@ def diff_projects(old: Project, new: Project) -> list[ReleaseEntry]:
     after = {(*t.place, slugify(t.name)): t for t in things(new)}
     removed = [t for k, t in before.items() if k not in after]
     added = [t for k, t in after.items() if k not in before]
-    renamed: dict[int, Thing] = {}
+    renamed = _renames(removed, added)
+    entries = _changed(before, after)
+    for j, thing in enumerate(added):
+        if j in renamed:
+            entries.append(_entry(thing, "renamed", old_name=removed[renamed[j]].name, details=_details(removed[renamed[j]], thing)))
+        else:
+            entries.append(_entry(thing, "added"))
+    kept = set(renamed.values())
+    entries.extend(_entry(thing, "removed") for i, thing in enumerate(removed) if i not in kept)
+    order = {key[:2]: n for n, key in enumerate(after)}
+    return sorted(entries, key=lambda e: (e.module, e.page, order.get((e.kind, e.module), 0), e.kind, e.within, e.name))
+
+
+def _renames(removed: list[Thing], added: list[Thing]) -> dict[int, int]:
+    """Added index -> removed index for each pair taken as one thing renamed: the most alike pairs
+    in one place first, each thing in at most one pair."""
     pairs = sorted(
         ((_similarity(r, a), i, j) for i, r in enumerate(removed) for j, a in enumerate(added) if r.place == a.place),
         reverse=True,
     )
+    renamed: dict[int, int] = {}
     used_old: set[int] = set()
     for score, i, j in pairs:
         if score < RENAME_SIMILARITY or i in used_old or j in renamed:
             continue
         used_old.add(i)
-        renamed[j] = removed[i]
+        renamed[j] = i
+    return renamed
+
+
+def _changed(before: dict[Any, Thing], after: dict[Any, Thing]) -> list[ReleaseEntry]:
+    """The things on both sides whose values moved, in the order of `after`."""
     entries: list[ReleaseEntry] = []
     for key, thing in after.items():
         if key in before:
             details = _details(before[key], thing)
             if details:
                 entries.append(_entry(thing, "changed", details=details))
-    for j, thing in enumerate(added):
-        if j in renamed:
-            entries.append(_entry(thing, "renamed", old_name=renamed[j].name, details=_details(renamed[j], thing)))
-        else:
-            entries.append(_entry(thing, "added"))
-    entries.extend(_entry(thing, "removed") for i, thing in enumerate(removed) if i not in used_old)
-    order = {key[:2]: n for n, key in enumerate(after)}
-    return sorted(entries, key=lambda e: (e.module, e.page, order.get((e.kind, e.module), 0), e.kind, e.within, e.name))
+    return entries
 
 
 def _entry(thing: Thing, change: str, old_name: str = "", details: tuple[ReleaseDetail, ...] = ()) -> ReleaseEntry:

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from .catalogue import Project, RuleUse
+from .catalogue import Project, RuleUse, walk_sections
 from .model import Column, Terms, slugify
 from .problems import Location, Problem, warning
 
@@ -173,22 +173,37 @@ def _column_for(header: str, columns: list[Column]) -> Column | None:
 def classify(table: MdTable, vocabulary: Vocabulary, heading: str) -> str:
     """'model', 'weapon', 'rules', 'upgrades', 'roll' or 'table' (any other table, kept as it is)."""
     headers = [c.text for c in table.header[1:]]
+    profile = _profile_kind(headers, vocabulary)
+    if profile:
+        return profile
+    effect = any(slugify(h) in vocabulary.effects for h in headers)
+    if effect and _names_rules(table, vocabulary, heading):
+        return "rules"
+    if _is_roll(table):
+        return "roll"
+    return "upgrades" if effect else "table"
+
+
+def _profile_kind(headers: list[str], vocabulary: Vocabulary) -> str:
+    """'model' or 'weapon' when the headers name every column of that profile, else ''."""
     for kind, columns in (("model", vocabulary.model), ("weapon", vocabulary.weapon)):
         if columns and all(any(_column_for(h, [c]) for h in headers) for c in columns):
             return kind
+    return ""
+
+
+def _names_rules(table: MdTable, vocabulary: Vocabulary, heading: str) -> bool:
+    """Whether the first header or the heading above says the rows are special rules."""
     first = slugify(table.header[0].text) if table.header else ""
-    effect = any(slugify(h) in vocabulary.effects for h in headers)
-    if (
-        len(table.header) >= 2
-        and effect
-        and (first in vocabulary.rules or slugify(heading) in vocabulary.rules or first.rstrip("s") + "s" in vocabulary.rules)
-    ):
-        return "rules"
-    if table.header and DICE_HEADER.search(table.header[0].text) and all(row and ROLL_VALUE.match(row[0].text) for row in table.rows):
-        return "roll"
-    if effect:
-        return "upgrades"
-    return "table"
+    said = first in vocabulary.rules or slugify(heading) in vocabulary.rules or first.rstrip("s") + "s" in vocabulary.rules
+    return len(table.header) >= 2 and said
+
+
+def _is_roll(table: MdTable) -> bool:
+    """A roll table: dice in the first header ('D6') and a roll ('1', '2-3', '6+') opening every row."""
+    return bool(
+        table.header and DICE_HEADER.search(table.header[0].text) and all(row and ROLL_VALUE.match(row[0].text) for row in table.rows)
+    )
 
 
 # --- building the data ----------------------------------------------------------------------------------
@@ -493,6 +508,40 @@ class Importer:
                 "define it in a special rules table, or fix its name",
             )
 
+    # -- the module --
+
+    def pages(self, top: Node) -> tuple[list[str], dict[str, dict[str, Any]], dict[str, str]]:
+        """One page per top-level section: an army list where it holds lists, else a content page."""
+        pages: list[str] = []
+        lists: dict[str, dict[str, Any]] = {}
+        contents: dict[str, str] = {}
+        for node in top.children:
+            page = f"{self.module_id}/{slugify(node.heading)}"
+            pages.append(page)
+            if self.is_list_page(node):
+                lists[page] = self.army_list(node, page)
+            else:
+                contents[page] = self.content_page(node)
+        return pages, lists, contents
+
+    def module(self, top: Node, pages: list[str]) -> dict[str, Any]:
+        """The module file's body, once every page is read (rules are settled from their uses)."""
+        for block in top.blocks:
+            if isinstance(block, MdTable):
+                self.warn(block, "table", "a table before the first section heading has no page; left out")
+        self.check_uses()
+        module: dict[str, Any] = {"id": self.module_id, "title": top.heading, "status": "in-development"}
+        summary = top.prose
+        if summary:
+            module["summary"] = summary
+        module["pages"] = pages
+        rules = self.settle_rules()
+        if rules:
+            module["special_rules"] = rules
+        if self.module_tables:
+            module["tables"] = self.module_tables
+        return module
+
 
 def import_markdown(root: Path, source: Path, module_id: str | None = None, out: Path | None = None) -> Imported:
     """Import `source` into the project at `root` (or `out`); returns what was written and reported."""
@@ -500,41 +549,13 @@ def import_markdown(root: Path, source: Path, module_id: str | None = None, out:
 
     loaded = load_project(root) if (root / "mkdocs.yml").is_file() else None
     project = loaded.project if loaded else None
-    text = source.read_text(encoding="utf-8")
-    tree = parse_markdown(text)
-    top = (
-        tree.children[0]
-        if len(tree.children) == 1 and tree.children[0].level == 1
-        else Node(source.stem.replace("-", " ").title(), 1, 1, tree.blocks, tree.children)
-    )
+    top = _top(parse_markdown(source.read_text(encoding="utf-8")), source)
     module_id = module_id or slugify(top.heading)
     importer = Importer(source, source.name, project, module_id)
     target = out or root
     data_dir, content_dir = _folders(target)
-    pages: list[str] = []
-    lists: dict[str, dict[str, Any]] = {}
-    contents: dict[str, str] = {}
-    for node in top.children:
-        page = f"{module_id}/{slugify(node.heading)}"
-        pages.append(page)
-        if importer.is_list_page(node):
-            lists[page] = importer.army_list(node, page)
-        else:
-            contents[page] = importer.content_page(node)
-    for block in top.blocks:
-        if isinstance(block, MdTable):
-            importer.warn(block, "table", "a table before the first section heading has no page; left out")
-    importer.check_uses()
-    module: dict[str, Any] = {"id": module_id, "title": top.heading, "status": "in-development"}
-    summary = top.prose
-    if summary:
-        module["summary"] = summary
-    module["pages"] = pages
-    rules = importer.settle_rules()
-    if rules:
-        module["special_rules"] = rules
-    if importer.module_tables:
-        module["tables"] = importer.module_tables
+    pages, lists, contents = importer.pages(top)
+    module = importer.module(top, pages)
     written = importer.result.files
     written.append(_write_yaml(target / data_dir / module_id / "module.yaml", {"module": module}, depth=2))
     for page, body in lists.items():
@@ -548,13 +569,19 @@ def import_markdown(root: Path, source: Path, module_id: str | None = None, out:
     return importer.result
 
 
+def _top(tree: Node, source: Path) -> Node:
+    """The module's node: the file's one top-level heading, or the whole file named after it."""
+    if len(tree.children) == 1 and tree.children[0].level == 1:
+        return tree.children[0]
+    return Node(source.stem.replace("-", " ").title(), 1, 1, tree.blocks, tree.children)
+
+
 def measure(root: Path, data_dir: str, module_id: str, result: Imported) -> None:
     """Check the project with the imported module, and count the imported blocks no problem points into.
 
     A block is a unit, weapon list, upgrade list or table of a generated page, or a module table or
     special rule: it spans from its own line to the next block's in the same file.
     """
-    from .catalogue import walk_sections
     from .pages import load_project
 
     loaded = load_project(root, data_dir, _folders(root)[1])
@@ -563,6 +590,16 @@ def measure(root: Path, data_dir: str, module_id: str, result: Imported) -> None
     project = loaded.project
     if project is None or module_id not in project.modules:
         return
+    starts = _block_starts(project, module_id)
+    dirty = _blocks_hit(loaded.problems, starts)
+    wrong = _blocks_hit([p for p in loaded.problems if p.severity.value == "error"], starts)
+    result.blocks = sum(len(lines) for lines in starts.values())
+    result.clean_blocks = result.blocks - len(dirty)
+    result.blocks_without_errors = result.blocks - len(wrong)
+
+
+def _block_starts(project: Project, module_id: str) -> dict[str, list[int]]:
+    """File -> the first line of each imported block in it."""
     starts: dict[str, list[int]] = {}
     module = project.modules[module_id]
     for record in (*module.tables, *module.special_rules):
@@ -572,18 +609,18 @@ def measure(root: Path, data_dir: str, module_id: str, result: Imported) -> None
             for section in walk_sections(entry.army_list.sections):
                 if section.block is not None:  # from the section's first line: its heading is the block's
                     starts.setdefault(entry.file, []).append(min(section.loc.line, section.block.loc.line))
-    dirty: set[tuple[str, int]] = set()
-    wrong: set[tuple[str, int]] = set()
-    for problem in loaded.problems:
+    return starts
+
+
+def _blocks_hit(problems: list[Problem], starts: dict[str, list[int]]) -> set[tuple[str, int]]:
+    """The blocks (file, first line) these problems point into: the last block starting at or above each."""
+    hit: set[tuple[str, int]] = set()
+    for problem in problems:
         lines = sorted(starts.get(problem.location.path, []))
         owner = max((line for line in lines if line <= problem.location.line), default=None)
         if owner is not None:
-            dirty.add((problem.location.path, owner))
-            if problem.severity.value == "error":
-                wrong.add((problem.location.path, owner))
-    result.blocks = sum(len(lines) for lines in starts.values())
-    result.clean_blocks = result.blocks - len(dirty)
-    result.blocks_without_errors = result.blocks - len(wrong)
+            hit.add((problem.location.path, owner))
+    return hit
 
 
 def _folders(root: Path) -> tuple[str, str]:
