@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .catalogue import ListEntry, Project, Scope, walk_sections
 from .loader import LocStr, loc_of
+from .markup import unsafe_markup
 from .model import (
     ArmyList,
     Column,
@@ -97,6 +98,7 @@ def check_project(
         check_prose(ctx, content, words, content_dir)
     if root is not None:
         check_errata_patches(ctx, root, data_dir)
+    ctx.problems.extend(unsafe_markup(project))
     return ctx.problems
 
 

@@ -6,6 +6,7 @@ hand-written one. Neither touches MkDocs: the plugin hands their output to it as
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -159,10 +160,11 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
         section.extend(f"{page}.md" for page in module.pages)
         if module.errata:
             section.append({"Errata": f"{module.id}/errata.md"})
+        title = html.escape(module.title)  # themes write nav titles into every page as HTML
         if module.core:
-            nav.append({module.title: section})
+            nav.append({title: section})
         else:
-            by_status[module.status].append({module.title: section})
+            by_status[module.status].append({title: section})
     if "released" in landing:
         nav.append({"Released Games": [f"{landing['released']}.md", *by_status["released"]]})
     else:

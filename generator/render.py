@@ -9,14 +9,15 @@ links can point at any heading before it is rendered and public anchors stay sta
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
 import jinja2
-import markdown
 
+from . import markup
 from .catalogue import Project, Scope, walk_sections
 from .layout import (
     DEFAULT_TERMS,
@@ -35,28 +36,29 @@ from .model import ArmyList, BuiltModel, Module, ProfileSummary, Section, Specia
 from .points import BuiltProfile, CostRange
 from .problems import Location, Problem, error
 
-_SCHEME_LINK = re.compile(r"\]\(\s*(?:javascript|data|vbscript|file):[^)]*\)", re.I)
-
 # --- escaping ------------------------------------------------------------------------------------
 
 
 def escape_text(text: Any) -> str:
     """Data text as Markdown that shows it literally: no HTML from data ever reaches a page."""
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([\\`*_\[\]|{}])", r"\\\1", s)
-
-
-def safe_markdown(text: str) -> str:
-    """Markdown written in data: formatting allowed, raw HTML and script links shown as text."""
-    s = str(text).replace("&", "&amp;").replace("<", "&lt;")
-    return _SCHEME_LINK.sub("](#)", s)
+    return re.sub(r"([\\`*_\[\]|{}#])", r"\\\1", s)
 
 
 @lru_cache(maxsize=8192)
 def plain(text: str) -> str:
     """Markdown from data as one line of plain text, for tooltips: formatting goes, characters stay."""
-    rendered = markdown.markdown(safe_markdown(RULE_LINK.sub(lambda m: m["use"], str(text))))
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", rendered))).strip()
+    return markup.text_content(markup.render(RULE_LINK.sub(lambda m: m["use"], str(text))).html)
+
+
+def page_title(text: Any) -> str:
+    """A page title from data for the page's front matter, as a YAML string.
+
+    MkDocs themes write `page.title` into the menu and `<title>` as HTML, so it is escaped here
+    once; a title taken from the page's heading instead would reach `<title>` unescaped (Material
+    strips its tags and decodes its entities there).
+    """
+    return json.dumps(html.escape(" ".join(str(text).split()), quote=False))
 
 
 def title_attr(text: str, limit: int = 400) -> str:
@@ -209,16 +211,25 @@ class Renderer:
 
     # -- helpers for templates --
 
+    def _fragment(self, text: str) -> str:
+        linked, _ = self.link_rules(str(text), self.scope, self.page)
+        return markup.render(linked).html
+
     def md(self, text: str | None) -> str:
-        """Markdown from data, made safe, with [[rule]] links resolved in the current scope."""
+        """Markdown from data, with [[rule]] links resolved in the current scope, as inert Markdown blocks.
+
+        The fragment is rendered by the restricted dialect and sanitised (generator/markup.py), so
+        the page's own Markdown extensions can neither run nor reinterpret anything in it.
+        """
         if not text:
             return ""
-        out, _ = self.link_rules(safe_markdown(text), self.scope, self.page)
-        return out.strip()
+        return markup.embed_block(self._fragment(text))
 
     def cell(self, text: Any) -> str:
-        """Markdown from data for one table cell: one line, pipes escaped."""
-        return self.md(str(text)).replace("\n", " ").replace("|", "\\|")
+        """Markdown from data for one table cell: one line, nothing the table could split on."""
+        if text is None or text == "":
+            return ""
+        return markup.embed_inline(self._fragment(str(text)))
 
     def value(self, value: Any) -> str:
         return escape_text(value)
@@ -391,6 +402,7 @@ def register_filters(env: jinja2.Environment) -> None:
     env.filters["text"] = escape_text
     env.filters["plain"] = plain
     env.filters["slug"] = slugify
+    env.filters["page_title"] = page_title
 
 
 # re-exported for templates' type comments and tests
