@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 
@@ -325,7 +326,8 @@ class Renderer:
         return url if re.fullmatch(r"https?://[^\s()<>\"']+", str(url)) else "#"
 
     def link(self, page: str, anchor: str | None = None) -> str:
-        return relative_link(self.page, page, anchor)
+        """A link target for a Markdown link; an anchor from data is percent-encoded so it stays one URL."""
+        return relative_link(self.page, page, quote(anchor, safe="-_.~") if anchor else None)
 
     def profile_columns(self, kind: str) -> list[Any]:
         return list(getattr(self.project.system.profiles, kind))
