@@ -16,7 +16,7 @@ from .checker import check_project, read_words, rule_usage
 from .layout import SiteMap, build_site_map
 from .loader import load_directory, read_text
 from .problems import Location, Problem, error
-from .render import Renderer
+from .render import Renderer, outline_text
 
 
 @dataclass
@@ -160,7 +160,7 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
         section.extend(f"{page}.md" for page in module.pages)
         if module.errata:
             section.append({"Errata": f"{module.id}/errata.md"})
-        title = html.escape(module.title)  # themes write nav titles into every page as HTML
+        title = html.escape(outline_text(module.title))  # themes write nav titles into every page as HTML
         if module.core:
             nav.append({title: section})
         else:

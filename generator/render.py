@@ -52,6 +52,21 @@ def plain(text: str) -> str:
     return markup.text_content(markup.render(RULE_LINK.sub(lambda m: m["use"], str(text))).html)
 
 
+def outline_text(text: Any) -> str:
+    """A name as it may appear in the menu and the table of contents: no '<' in it.
+
+    Material shows a truncated menu or contents entry in full by copying its text into a title
+    and its tooltip writes titles as HTML, so a '<' there would become markup; the full-width
+    '＜' reads the same and cannot.
+    """
+    return str(text).replace("<", "\uff1c")
+
+
+def heading_text(text: Any) -> str:
+    """Data text for a heading: literal, and safe in the menu and table of contents it feeds."""
+    return escape_text(outline_text(text))
+
+
 def page_title(text: Any) -> str:
     """A page title from data for the page's front matter, as a YAML string.
 
@@ -59,7 +74,7 @@ def page_title(text: Any) -> str:
     once; a title taken from the page's heading instead would reach `<title>` unescaped (Material
     strips its tags and decodes its entities there).
     """
-    return json.dumps(html.escape(" ".join(str(text).split()), quote=False))
+    return json.dumps(html.escape(" ".join(outline_text(text).split()), quote=False))
 
 
 def title_attr(text: str, limit: int = 400) -> str:
@@ -262,7 +277,7 @@ class Renderer:
         return unit_heading(unit, part, self.terms)
 
     def heading(self, level: int, text: str, anchor: str) -> str:
-        return f"{'#' * min(level, 6)} {escape_text(text)} {{ #{anchor} }}"
+        return f"{'#' * min(level, 6)} {heading_text(text)} {{ #{anchor} }}"
 
     def find_link(self, table: str, name: str, label: str | None = None) -> str:
         """A link to a weapon list, weapon, upgrade or unit in scope, or the escaped name."""
@@ -405,6 +420,7 @@ def register_filters(env: jinja2.Environment) -> None:
     env.filters["plain"] = plain
     env.filters["slug"] = slugify
     env.filters["page_title"] = page_title
+    env.filters["heading"] = heading_text
 
 
 # re-exported for templates' type comments and tests
