@@ -376,6 +376,7 @@ def unsafe_markup(project: Any) -> list[Problem]:
     roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
     roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
     roots += [(entry.army_list, entry.file) for entry in project.lists]
+    roots += [(release, release.loc.path) for release in project.releases]
     problems: list[Problem] = []
     for root, file in roots:
         for record, name, text in markdown_strings(root):
