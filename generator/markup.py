@@ -155,6 +155,16 @@ def render(text: str) -> Fragment:
     return Fragment(clean, removed)
 
 
+def outline_text(text: Any) -> str:
+    """A name as it may appear in the menu and the table of contents: no '<' in it.
+
+    Material shows a truncated menu or contents entry in full by copying its text into a title
+    and its tooltip writes titles as HTML, so a '<' there would become markup; the full-width
+    '＜' reads the same and cannot.
+    """
+    return str(text).replace("<", "\uff1c")
+
+
 # --- writing sanitised HTML back into a page's Markdown, inert -----------------------------------
 
 _ALWAYS = set("&<>\\`*_{}[]|~^#")

@@ -114,6 +114,10 @@ class System(Record):
     name_case: Literal["title", "any"] = field(default="title", metadata=doc("Whether names must be in title case."))
     changes_release: str = field(default="", metadata=doc("The release the recent changes belong to, shown as their heading."))
     changes: tuple[Change, ...] = field(default=(), metadata=doc("Site-wide change entries."))
+    spelling_variants: dict[str, str] = field(
+        default_factory=dict,
+        metadata=doc("Words players may type for the site's own spelling, e.g. {armor: armour}; search finds the site's word."),
+    )
 
 
 # --- modules ---------------------------------------------------------------------------------

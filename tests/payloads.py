@@ -23,11 +23,12 @@ from typing import Any, Literal, Union, get_args, get_origin
 import yaml
 
 from generator.catalogue import assemble
-from generator.checker import check_project
+from generator.checks import run_checks
 from generator.loader import load_directory
 from generator.model import DOCUMENT_KINDS, LandingPages, Record
 from generator.pages import read_content
 from generator.problems import Problem
+from generator.resolve import resolve
 from generator.schema import _hints, data_fields, yaml_key
 
 EVERY_FIELD = Path(__file__).resolve().parent / "fixtures" / "every-field"
@@ -227,7 +228,7 @@ def check_errors(project: RawProject, scratch: Path) -> list[Problem]:
     built, assembled = assemble(documents, "data")
     problems += found + assembled
     if built is not None and not any(p.severity.value == "error" for p in problems):
-        problems += check_project(built, content, root=root, words=None)
+        problems += run_checks(resolve(built, content, "content"), root=root, words=None)
     return [p for p in problems if p.severity.value == "error"]
 
 
