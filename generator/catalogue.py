@@ -38,7 +38,7 @@ from .schema import build_document
 
 T = TypeVar("T")
 
-_RULE_USE = re.compile(r"^(?P<name>.*?)\s*(?:\((?P<value>[^()]*)\))?\s*$")
+_RULE_USE = re.compile(r"^(?P<name>.*?)\s*(?:\((?P<value>[^()]*)\))?\s*$", re.S)  # a name may hold a newline
 
 
 @dataclass(frozen=True)

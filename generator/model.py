@@ -87,7 +87,7 @@ class Change(Record):
     """A group of change entries under one heading on the Recent Changes page."""
 
     section: str = field(metadata=doc("The heading the changes are listed under."))
-    items: tuple[str, ...] = field(metadata=doc("Markdown, one entry each (nested lists allowed)."))
+    items: tuple[str, ...] = field(metadata=doc("Markdown, one entry each (nested lists allowed).", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,7 +96,7 @@ class System(Record):
 
     id: str = field(metadata=doc("The system's slug.", slug=True))
     name: str = field(metadata=doc("The system's name, shown as the site title."))
-    summary: str = field(default="", metadata=doc("One paragraph about the system (Markdown)."))
+    summary: str = field(default="", metadata=doc("One paragraph about the system (Markdown).", markdown=True))
     value_forms: dict[str, ValueForm] = field(metadata=doc("How profile values are written."))
     profiles: Profiles = field(metadata=doc("Model and weapon profile columns."))
     landing_pages: LandingPages = field(default_factory=LandingPages, metadata=doc("Generated landing pages."))
@@ -137,7 +137,7 @@ class SpecialRule(Record):
     aliases: tuple[str, ...] = field(default=(), metadata=doc("Other names of the same rule, each found and linked like the name."))
     parameter_optional: bool = field(default=False, metadata=doc("The rule may be used with or without its value."))
     cost: str | None = field(default=None, metadata=doc("What using it costs, shown after the name, e.g. '1 Cmd'."))
-    text: str = field(metadata=doc("The rule, in Markdown; [[Rule]] links to another rule."))
+    text: str = field(metadata=doc("The rule, in Markdown; [[Rule]] links to another rule.", markdown=True))
     optional: bool = field(default=False, metadata=doc("Offered for players to give their own units; not reported when nothing uses it."))
 
 
@@ -156,10 +156,10 @@ class Table(Record):
 
     id: str = field(default="", metadata=doc("Id used by `[% table MODULE/ID %]`.", slug=True))
     name: str = field(metadata=doc("The table's name (its heading in army lists)."))
-    text: str = field(default="", metadata=doc("Markdown shown before the table."))
+    text: str = field(default="", metadata=doc("Markdown shown before the table.", markdown=True))
     dice: str | None = field(default=None, metadata=doc("The dice rolled on the table, e.g. 'd6'; makes the first column a roll."))
     columns: tuple[str, ...] = field(metadata=doc("Column headers."))
-    rows: tuple[tuple[ProfileValue, ...], ...] = field(metadata=doc("Rows, one value per column (Markdown)."))
+    rows: tuple[tuple[ProfileValue, ...], ...] = field(metadata=doc("Rows, one value per column (Markdown).", markdown=True))
     results: Range | None = field(
         default=None, metadata=doc("Results the roll column covers, when not every result of the dice (e.g. 1-12).")
     )
@@ -171,7 +171,7 @@ class Licence(Record):
 
     name: str = field(metadata=doc("Licence name, e.g. 'CC BY 4.0'."))
     url: str = field(default="", metadata=doc("Where the licence text is."))
-    notice: str = field(default="", metadata=doc("Attribution and changes made (Markdown)."))
+    notice: str = field(default="", metadata=doc("Attribution and changes made (Markdown).", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,7 +206,7 @@ class Category(Record):
     units: Range | None = field(default=None, metadata=doc("How many units of this category an army has."))
     counts_as: str | None = field(default=None, metadata=doc("Another category whose share this one counts towards."))
     min_game_points: int | None = field(default=None, metadata=doc("Only used in games of at least this many points."))
-    note: str = field(default="", metadata=doc("Anything else about the category (Markdown)."))
+    note: str = field(default="", metadata=doc("Anything else about the category (Markdown).", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -240,7 +240,7 @@ class Reinforcements(Record):
 
     points: int = field(metadata=doc("Points of reinforcements."))
     from_round: int | None = field(default=None, metadata=doc("First round they may arrive."))
-    text: str = field(default="", metadata=doc("How they work (Markdown)."))
+    text: str = field(default="", metadata=doc("How they work (Markdown).", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,7 +256,7 @@ class ArmyBuilding(Record):
     categories: tuple[Category, ...] = field(default=(), metadata=doc("Unit categories and their shares."))
     game_sizes: tuple[GameSize, ...] = field(default=(), metadata=doc("Recommended game sizes."))
     cost: CostRules | None = field(default=None, metadata=doc("How built models are priced."))
-    text: str = field(default="", metadata=doc("Other army-building rules (Markdown)."))
+    text: str = field(default="", metadata=doc("Other army-building rules (Markdown).", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -276,7 +276,7 @@ class Erratum(Record):
     anchor: str | None = field(default=None, metadata=doc("Section anchor on that page."))
     published: str = field(metadata=doc("What the source printed."))
     corrected: str = field(metadata=doc("What we publish."))
-    why: str = field(metadata=doc("Why the two differ."))
+    why: str = field(metadata=doc("Why the two differ.", markdown=True))
     as_published: ErratumPatch | None = field(default=None, metadata=doc("How to put the printed version back."))
     caught_by: str | None = field(
         default=None, metadata=doc("The check code that reports the printed version; omitted where no check can (a reworded sentence).")
@@ -291,7 +291,7 @@ class Module(Record):
     title: str = field(metadata=doc("Module title."))
     core: bool = field(default=False, metadata=doc("True for the core rules: their rules are in every scope."))
     status: Literal["released", "in-development"] = field(default="released", metadata=doc("Release status."))
-    summary: str = field(default="", metadata=doc("One paragraph for the landing pages (Markdown)."))
+    summary: str = field(default="", metadata=doc("One paragraph for the landing pages (Markdown).", markdown=True))
     rounds: int | None = field(default=None, metadata=doc("Rounds a game lasts."))
     battlefield: str = field(default="", metadata=doc("Battlefield size."))
     licence: Licence | None = field(default=None, metadata=doc("Licence and attribution."))
@@ -334,7 +334,7 @@ class Weapon(Record):
     rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
     points: int | None = field(default=None, metadata=doc("Cost."))
     modes: tuple[Mode, ...] = field(default=(), metadata=doc("Firing modes, when the weapon has several."))
-    footnote: str | None = field(default=None, metadata=doc("Explains a '*' value (Markdown)."))
+    footnote: str | None = field(default=None, metadata=doc("Explains a '*' value (Markdown).", markdown=True))
     pending: bool = field(default=False, metadata=doc("Named by the source, but its profile is not published yet."))
 
 
@@ -359,7 +359,7 @@ class Upgrade(Record):
     name: str = field(metadata=doc("Upgrade name."))
     id: str = field(default="", metadata=doc("Id; slug of the name when omitted.", slug=True, example="adaptive-camo"))
     type: str | None = field(default=None, metadata=doc("Upgrade type, e.g. 'Equipment'."))
-    effect: str = field(metadata=doc("What it does (Markdown)."))
+    effect: str = field(metadata=doc("What it does (Markdown).", markdown=True))
     points: ProfileValue | None = field(default=None, metadata=doc("Cost; '-' where none is printed."))
     limit: str | None = field(default=None, metadata=doc("A limit on taking it, e.g. 'one per gang'."))
     grants: tuple[str, ...] = field(default=(), metadata=doc("Special rules it gives."))
@@ -409,7 +409,7 @@ class ModelLimit(Record):
 class Composition(Record):
     """How many models a unit has and how many of the unit an army may take."""
 
-    text: str = field(default="", metadata=doc("The composition, in words (Markdown)."))
+    text: str = field(default="", metadata=doc("The composition, in words (Markdown).", markdown=True))
     heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term.", example="Unit Composition"))
     models: Range | None = field(default=None, metadata=doc("Models in the unit."))
     per_army: Range | None = field(default=None, metadata=doc("Limit of this unit per army."))
@@ -451,7 +451,7 @@ class ModelWeapons(Record):
 class UnitWeapons(Record):
     """A unit's weapons: fixed ones, choices and swaps."""
 
-    text: str = field(default="", metadata=doc("The options, in words (Markdown)."))
+    text: str = field(default="", metadata=doc("The options, in words (Markdown).", markdown=True))
     fixed: tuple[str, ...] = field(default=(), metadata=doc("Weapons every model has."))
     options: tuple[WeaponOption, ...] = field(default=(), metadata=doc("Choices per model."))
     swaps: tuple[Swap, ...] = field(default=(), metadata=doc("Replacements."))
@@ -473,7 +473,7 @@ class UpgradeOption(Record):
 class UnitUpgrades(Record):
     """A unit's upgrades: fixed ones and choices."""
 
-    text: str = field(default="", metadata=doc("The options, in words (Markdown)."))
+    text: str = field(default="", metadata=doc("The options, in words (Markdown).", markdown=True))
     options: tuple[str | UpgradeOption, ...] = field(
         default=(), metadata=doc("Upgrades the unit may take (a name, or a name with the models that may take it).")
     )
@@ -494,7 +494,7 @@ class Ability(Record):
 
     name: str = field(metadata=doc("Ability name."))
     cost: str = field(default="", metadata=doc("What it costs to use, e.g. '1 Command Point Reaction'."))
-    text: str = field(metadata=doc("What it does (Markdown)."))
+    text: str = field(metadata=doc("What it does (Markdown).", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -507,14 +507,14 @@ class Unit(Record):
         default=None, metadata=doc("Public anchor when not the slug of the name.", slug=True, example="vanguard-squad-1")
     )
     category: str | None = field(default=None, metadata=doc("Category id from the module's army building."))
-    intro: str = field(default="", metadata=doc("Markdown shown before the profile."))
+    intro: str = field(default="", metadata=doc("Markdown shown before the profile.", markdown=True))
     models: tuple[Model, ...] = field(metadata=doc("The unit's models."))
     composition: Composition | None = field(default=None, metadata=doc("How many models and units."))
     weapons: UnitWeapons | None = field(default=None, metadata=doc("Weapon options."))
     upgrades: UnitUpgrades | None = field(default=None, metadata=doc("Upgrade options."))
     abilities: tuple[Ability, ...] = field(default=(), metadata=doc("Abilities and reactions."))
     spending_cap: int | None = field(default=None, metadata=doc("Most a model may spend on weapons and upgrades."))
-    notes: str = field(default="", metadata=doc("Markdown after everything."))
+    notes: str = field(default="", metadata=doc("Markdown after everything.", markdown=True))
     headings: bool = field(default=False, metadata=doc("Give composition, weapons and upgrades their own headings."))
 
 
@@ -538,7 +538,7 @@ class BuiltModel(Record):
     upgrades: tuple[str, ...] = field(default=(), metadata=doc("Upgrades, in order."))
     weapons: tuple[str, ...] = field(default=(), metadata=doc("Weapons."))
     printed: Printed | None = field(default=None, metadata=doc("What the source printed, checked against the computation."))
-    text: str = field(default="", metadata=doc("Markdown shown under its heading.", example="Flown by the squadron's ace."))
+    text: str = field(default="", metadata=doc("Markdown shown under its heading.", example="Flown by the squadron's ace.", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -558,7 +558,7 @@ class Section(Record):
 
     heading: str | None = field(default=None, metadata=doc("Heading; blocks default to their name."))
     anchor: str | None = field(default=None, metadata=doc("Public anchor when not the slug of the heading.", slug=True))
-    text: str = field(default="", metadata=doc("Markdown under the heading."))
+    text: str = field(default="", metadata=doc("Markdown under the heading.", markdown=True))
     admonition: str | None = field(default=None, metadata=doc("Show the text as a note of this kind: note, warning, info.", example="note"))
     unit: Unit | None = field(default=None, metadata=doc("A unit."))
     weapon_list: WeaponList | None = field(default=None, metadata=doc("A weapon list."))
@@ -596,8 +596,8 @@ class ArmyList(Record):
     name: str = field(metadata=doc("List name."))
     title: str = field(default="", metadata=doc("Page title; the name when omitted."))
     page: str = field(default="", metadata=doc("Site path of the page, without .md."))
-    intro: str = field(default="", metadata=doc("Markdown under the title."))
-    notice: str = field(default="", metadata=doc("A notice shown at the top (fan-made content)."))
+    intro: str = field(default="", metadata=doc("Markdown under the title.", markdown=True))
+    notice: str = field(default="", metadata=doc("A notice shown at the top (fan-made content).", markdown=True))
     uses: tuple[str, ...] = field(default=(), metadata=doc("Other lists ('module/list') whose contents are in scope."))
     special_rules: tuple[SpecialRule, ...] = field(default=(), metadata=doc("This list's own special rules."))
     sections: tuple[Section, ...] = field(default=(), metadata=doc("The page's sections, in order."))
@@ -647,7 +647,9 @@ class Release(Record):
 
     name: str = field(metadata=doc("The release's name, its heading on Recent Changes.", example="Season 3 update"))
     date: str = field(default="", metadata=doc("When it was released (YYYY-MM-DD).", example="2026-11-22"))
-    summary: str = field(default="", metadata=doc("A few words about the release (Markdown).", example="Points of the army lists revised."))
+    summary: str = field(
+        default="", metadata=doc("A few words about the release (Markdown).", example="Points of the army lists revised.", markdown=True)
+    )
     since: str = field(default="", metadata=doc("The git revision the changes are counted from.", example="a1c6886"))
     revision: str = field(default="", metadata=doc("The git revision the release is.", example="441d777"))
     entries: tuple[ReleaseEntry, ...] = field(default=(), metadata=doc("What changed, thing by thing."))

@@ -6,6 +6,7 @@ hand-written one. Neither touches MkDocs: the plugin hands their output to it as
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from .checks import read_words, run_checks
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import load_directory, read_text
+from .markup import outline_text
 from .problems import Location, Problem, error
 from .resolve import Resolved, resolve
 
@@ -139,10 +141,11 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
         section.extend(f"{page}.md" for page in module.pages)
         if module.errata:
             section.append({"Errata": f"{module.id}/errata.md"})
+        title = html.escape(outline_text(module.title))  # themes write nav titles into every page as HTML
         if module.core:
-            nav.append({module.title: section})
+            nav.append({title: section})
         else:
-            by_status[module.status].append({module.title: section})
+            by_status[module.status].append({title: section})
     if "released" in landing:
         nav.append({"Released Games": [f"{landing['released']}.md", *by_status["released"]]})
     else:

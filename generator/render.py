@@ -9,14 +9,16 @@ links can point at any heading before it is rendered and public anchors stay sta
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
-import markdown
 
+from . import markup
 from .catalogue import Project, Scope, walk_sections
 from .checks.design import has_costs, rule_kind_label
 from .layout import (
@@ -30,12 +32,11 @@ from .layout import (
     relative_link,
     unit_heading,
 )
+from .markup import outline_text
 from .model import ArmyList, BuiltModel, Module, ProfileSummary, Section, SpecialRule, Unit, Weapon, slugify
 from .points import BuiltProfile, CostRange
 from .releases import TEXT_FIELDS, last_changes, word_segments
 from .resolve import DirectiveBinding, Resolved
-
-_SCHEME_LINK = re.compile(r"\]\(\s*(?:javascript|data|vbscript|file):[^)]*\)", re.I)
 
 # --- escaping ------------------------------------------------------------------------------------
 
@@ -43,20 +44,28 @@ _SCHEME_LINK = re.compile(r"\]\(\s*(?:javascript|data|vbscript|file):[^)]*\)", r
 def escape_text(text: Any) -> str:
     """Data text as Markdown that shows it literally: no HTML from data ever reaches a page."""
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([\\`*_\[\]|{}])", r"\\\1", s)
-
-
-def safe_markdown(text: str) -> str:
-    """Markdown written in data: formatting allowed, raw HTML and script links shown as text."""
-    s = str(text).replace("&", "&amp;").replace("<", "&lt;")
-    return _SCHEME_LINK.sub("](#)", s)
+    return re.sub(r"([\\`*_\[\]|{}#])", r"\\\1", s)
 
 
 @lru_cache(maxsize=8192)
 def plain(text: str) -> str:
     """Markdown from data as one line of plain text, for tooltips: formatting goes, characters stay."""
-    rendered = markdown.markdown(safe_markdown(RULE_LINK.sub(lambda m: m["use"], str(text))))
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", rendered))).strip()
+    return markup.text_content(markup.render(RULE_LINK.sub(lambda m: m["use"], str(text))).html)
+
+
+def heading_text(text: Any) -> str:
+    """Data text for a heading: literal, and safe in the menu and table of contents it feeds."""
+    return escape_text(outline_text(text))
+
+
+def page_title(text: Any) -> str:
+    """A page title from data for the page's front matter, as a YAML string.
+
+    MkDocs themes write `page.title` into the menu and `<title>` as HTML, so it is escaped here
+    once; a title taken from the page's heading instead would reach `<title>` unescaped (Material
+    strips its tags and decodes its entities there).
+    """
+    return json.dumps(html.escape(" ".join(outline_text(text).split()), quote=False))
 
 
 def title_attr(text: str, limit: int = 400) -> str:
@@ -189,15 +198,24 @@ class Renderer:
 
     # -- helpers for templates --
 
+    def _fragment(self, text: str) -> str:
+        return markup.render(self.link_rules(str(text), self.scope)).html
+
     def md(self, text: str | None) -> str:
-        """Markdown from data, made safe, with [[rule]] links resolved in the current scope."""
+        """Markdown from data, with [[rule]] links resolved in the current scope, as inert Markdown blocks.
+
+        The fragment is rendered by the restricted dialect and sanitised (generator/markup.py), so
+        the page's own Markdown extensions can neither run nor reinterpret anything in it.
+        """
         if not text:
             return ""
-        return self.link_rules(safe_markdown(text), self.scope).strip()
+        return markup.embed_block(self._fragment(text))
 
     def cell(self, text: Any) -> str:
-        """Markdown from data for one table cell: one line, pipes escaped."""
-        return self.md(str(text)).replace("\n", " ").replace("|", "\\|")
+        """Markdown from data for one table cell: one line, nothing the table could split on."""
+        if text is None or text == "":
+            return ""
+        return markup.embed_inline(self._fragment(str(text)))
 
     def value(self, value: Any) -> str:
         return escape_text(value)
@@ -253,7 +271,7 @@ class Renderer:
         return unit_heading(unit, part, self.terms)
 
     def heading(self, level: int, text: str, anchor: str) -> str:
-        return f"{'#' * min(level, 6)} {escape_text(text)} {{ #{anchor} }}"
+        return f"{'#' * min(level, 6)} {heading_text(text)} {{ #{anchor} }}"
 
     def find_link(self, table: str, name: str, label: str | None = None) -> str:
         """A link to a weapon list, weapon, upgrade or unit in scope, or the escaped name."""
@@ -317,7 +335,8 @@ class Renderer:
         return url if re.fullmatch(r"https?://[^\s()<>\"']+", str(url)) else "#"
 
     def link(self, page: str, anchor: str | None = None) -> str:
-        return relative_link(self.page, page, anchor)
+        """A link target for a Markdown link; an anchor from data is percent-encoded so it stays one URL."""
+        return relative_link(self.page, page, quote(anchor, safe="-_.~") if anchor else None)
 
     def profile_columns(self, kind: str) -> list[Any]:
         return list(getattr(self.project.system.profiles, kind))
@@ -394,6 +413,8 @@ def register_filters(env: jinja2.Environment) -> None:
     env.filters["text"] = escape_text
     env.filters["plain"] = plain
     env.filters["slug"] = slugify
+    env.filters["page_title"] = page_title
+    env.filters["heading"] = heading_text
     env.filters["word_segments"] = word_segments
 
 

@@ -45,7 +45,7 @@ GENERATOR = REPO / "generator"
 STAGES: tuple[frozenset[str], ...] = (
     frozenset({"problems"}),
     frozenset({"loader", "model", "report", "config", "project_config", "search"}),
-    frozenset({"schema", "points"}),
+    frozenset({"schema", "points", "markup"}),
     frozenset({"catalogue"}),
     frozenset({"layout", "errata", "releases", "docs"}),
     frozenset({"resolve"}),

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import markup
 from ..catalogue import Project
 from ..problems import Problem
 from ..resolve import Resolved
@@ -76,6 +77,7 @@ CHECKS: tuple[Check, ...] = (
     Check(over_project(design.check_empty_sections), ("empty-section",)),
     Check(over_project(design.check_unstated_values), ("unstated-value",)),
     Check(over_project(design.check_rule_kind_labels), ("unknown-kind",)),
+    Check(over_project(markup.unsafe_markup), ("unsafe-markup",)),
 )
 
 

@@ -1,0 +1,404 @@
+"""Markdown from data, rendered so that nothing in it can run in a reader's browser.
+
+Data is written by many hands (community modules, pull requests, copied fan content), so a Markdown
+field gets a restricted dialect: emphasis, code, lists, quotes and links, but no raw HTML, no
+attribute lists and no link or image whose scheme is not on an allow-list, whatever form the link
+takes (inline, reference, autolink, entities or whitespace inside the scheme). Each fragment is
+rendered here, cleaned by an allow-list sanitiser (nh3, Rust's ammonia) as the last line of
+defence, and then written back into the page's Markdown in an inert form: every character the
+page's own Markdown (attr_list, tables, a macros plugin...) could read as syntax is an entity, so
+the page cannot reinterpret what the data said. Links stay Markdown links, so MkDocs still resolves
+and checks them and `[[Rule]]` tooltips keep working.
+
+`unsafe_markup` lists, as located warnings, what the restricted dialect removed from each field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import re
+import xml.etree.ElementTree as etree
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from html.parser import HTMLParser
+from typing import Any
+
+import markdown
+import nh3
+from markdown.extensions import Extension
+from markdown.inlinepatterns import HTML_RE, InlineProcessor
+from markdown.treeprocessors import Treeprocessor
+
+from .model import Record
+from .problems import Location, Problem, warning
+
+#: Schemes a link or image from data may use; a URL without a scheme (relative) is always allowed.
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+TAGS = frozenset({"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "a", "img"})
+ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}}
+
+# attr_list's own syntax: `{: #id .class key=value }`, anywhere in a line.
+_ATTR_LIST = r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}"
+_ATTR_TOKEN = re.compile(r"^(?:[#.][^ =}]+|[^ =}]+=.*)$")
+_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
+_URL_IGNORED = re.compile(r"[\x00-\x20\x7f]")  # browsers drop these inside a URL: `java\nscript:` is javascript:
+
+
+def url_allowed(url: str) -> bool:
+    """Whether a browser would read this URL as relative or with an allowed scheme."""
+    bare = _URL_IGNORED.sub("", html.unescape(url))
+    scheme = _SCHEME.match(bare)
+    return scheme is None or scheme.group(1).lower() in URL_SCHEMES
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 4] + " ..."
+
+
+class _DropHtml(InlineProcessor):
+    """Raw HTML (and comments) in data is removed, and the removal noted."""
+
+    def __init__(self, removed: list[str]) -> None:
+        super().__init__(HTML_RE)
+        self.removed = removed
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str, int, int]:  # type: ignore[override]
+        self.removed.append(f"raw HTML '{_short(m.group(1))}'")
+        return "", m.start(0), m.end(0)
+
+
+class _DropAttributeList(InlineProcessor):
+    """`{: onclick=... }` would set attributes where the page's attr_list is on: removed, and noted."""
+
+    def __init__(self, removed: list[str]) -> None:
+        super().__init__(_ATTR_LIST)
+        self.removed = removed
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:  # type: ignore[override]
+        body = m.group(1).strip()
+        tokens = body.lstrip(":").split()
+        if not (m.group(0).startswith("{:") or (tokens and all(_ATTR_TOKEN.match(t) for t in tokens))):
+            return None, None, None  # `{ 7*7 }`, `{% x %}`: plain braces, shown as written
+        self.removed.append(f"attribute list '{_short(m.group(0))}'")
+        return "", m.start(0), m.end(0)
+
+
+class _CheckLinks(Treeprocessor):
+    """Links and images with a scheme off the allow-list lose it; data headings become bold paragraphs.
+
+    Runs after python-markdown has unescaped the tree, so it sees each URL as the browser will.
+    """
+
+    def __init__(self, md: markdown.Markdown, removed: list[str]) -> None:
+        super().__init__(md)
+        self.removed = removed
+
+    def run(self, root: etree.Element) -> None:
+        for parent in root.iter():
+            for el in list(parent):
+                url_attr = "href" if el.tag == "a" else "src" if el.tag == "img" else None
+                url = el.get(url_attr) if url_attr else None
+                if url is not None and not url_allowed(url):
+                    self.removed.append(f"{'link' if el.tag == 'a' else 'image'} to '{_short(url)}'")
+                    if el.tag == "img":
+                        parent.remove(el)
+                        continue
+                    el.tag = "span"
+                    el.attrib.clear()
+                if el.tag in ("h1", "h2", "h3", "h4", "h5", "h6"):  # the page's outline is the generator's, not the data's
+                    strong = etree.SubElement(el, "strong")
+                    strong.text, el.text = el.text, None
+                    for child in list(el)[:-1]:
+                        el.remove(child)
+                        strong.append(child)
+                    el.tag = "p"
+
+
+class Restricted(Extension):
+    """python-markdown without raw HTML, attribute lists or unsafe URLs; `removed` collects what went."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.removed: list[str] = []
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.inlinePatterns.register(_DropHtml(self.removed), "drop_html", 90)
+        md.inlinePatterns.register(_DropAttributeList(self.removed), "drop_attr_list", 85)
+        md.treeprocessors.register(_CheckLinks(md, self.removed), "check_links", -10)
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One data field rendered: sanitised HTML, and what the restricted dialect removed."""
+
+    html: str
+    removed: tuple[str, ...]
+
+
+_restricted = Restricted()
+_md = markdown.Markdown(extensions=[_restricted])
+
+
+@lru_cache(maxsize=16384)
+def render(text: str) -> Fragment:
+    """Markdown from data as sanitised HTML."""
+    _md.reset()
+    _restricted.removed.clear()
+    out = _md.convert(str(text))
+    removed = tuple(_restricted.removed)
+    clean = nh3.clean(out, tags=set(TAGS), attributes=ATTRIBUTES, url_schemes=set(URL_SCHEMES), link_rel=None, strip_comments=True)
+    return Fragment(clean, removed)
+
+
+def outline_text(text: Any) -> str:
+    """A name as it may appear in the menu and the table of contents: no '<' in it.
+
+    Material shows a truncated menu or contents entry in full by copying its text into a title
+    and its tooltip writes titles as HTML, so a '<' there would become markup; the full-width
+    '＜' reads the same and cannot.
+    """
+    return str(text).replace("<", "\uff1c")
+
+
+# --- writing sanitised HTML back into a page's Markdown, inert -----------------------------------
+
+_ALWAYS = set("&<>\\`*_{}[]|~^#")
+_AT_LINE_START = set("-+=:.)!%$")
+
+
+def inert_text(text: str, line_start: bool = False, quote: bool = False) -> str:
+    """Text that the page's Markdown shows as written: every character it could read as syntax is an entity.
+
+    `line_start` also covers what is syntax only at the start of a line (`- `, `1. `, `: `), and
+    `quote` the quotes that would end a link's title.
+    """
+    s = re.sub(r"\s+", " ", text)
+    if line_start:
+        s = s.lstrip()
+    out: list[str] = []
+    for i, ch in enumerate(s):
+        if (
+            ch in _ALWAYS
+            or (quote and ch in "\"'")
+            or (line_start and (i == 0 or s[:i].isdigit()) and ch in _AT_LINE_START)
+            or ord(ch) < 32
+        ):
+            out.append(f"&#{ord(ch)};")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _url(url: str) -> str:
+    """A URL for a Markdown link: characters that would end or split it are percent-encoded."""
+    return re.sub(r"[\s()<>\"'\\]", lambda m: f"%{ord(m.group(0)):02X}", url)
+
+
+@dataclass
+class _Node:
+    tag: str
+    attrs: dict[str, str]
+    children: list[_Node | str]
+
+
+class _Tree(HTMLParser):
+    VOID = frozenset({"br", "hr", "img"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = _Node("", {}, [])
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = _Node(tag, {k: v or "" for k, v in attrs}, [])
+        self.stack[-1].children.append(node)
+        if tag not in self.VOID:
+            self.stack.append(node)
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, 0, -1):
+            if self.stack[i].tag == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def _parse(fragment: str) -> _Node:
+    tree = _Tree()
+    tree.feed(fragment)
+    tree.close()
+    return tree.root
+
+
+_BLOCKS = frozenset({"p", "ul", "ol", "li", "blockquote", "pre", "hr"})
+
+
+def _inline(nodes: list[_Node | str], line_start: bool = False) -> str:
+    """Inline content: text as entities, tags as inline HTML, links and images as Markdown."""
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(inert_text(node, line_start and not "".join(out).strip()))
+        elif node.tag == "a":
+            inner = _inline(node.children) or "&#8203;"
+            href = node.attrs.get("href")
+            if href is None:
+                out.append(inner)
+            else:
+                title = node.attrs.get("title")
+                out.append(f"[{inner}]({_url(href)}" + (f' "{inert_text(title, quote=True)}")' if title else ")"))
+        elif node.tag == "img":
+            title = node.attrs.get("title")
+            alt = inert_text(node.attrs.get("alt", ""))
+            out.append(f"![{alt}]({_url(node.attrs.get('src', ''))}" + (f' "{inert_text(title, quote=True)}")' if title else ")"))
+        elif node.tag in ("br", "hr"):
+            out.append(f"<{node.tag}>")
+        elif node.tag == "pre":
+            code = "".join(_text_of(node))
+            out.append("<pre><code>" + "&#10;".join(inert_text(line) for line in code.rstrip("\n").split("\n")) + "</code></pre>")
+        else:
+            out.append(f"<{node.tag}>{_inline(node.children)}</{node.tag}>")
+    return "".join(out).strip()
+
+
+def _text_of(node: _Node) -> Iterator[str]:
+    for child in node.children:
+        if isinstance(child, str):
+            yield child
+        else:
+            yield from _text_of(child)
+
+
+def _blocks(nodes: list[_Node | str]) -> list[str]:
+    """Block content as Markdown blocks: paragraphs, lists and quotes the page's Markdown builds again."""
+    blocks: list[str] = []
+    loose: list[_Node | str] = []
+
+    def flush() -> None:
+        text = _inline(loose, line_start=True)
+        if text:
+            blocks.append(text)
+        loose.clear()
+
+    for node in nodes:
+        if isinstance(node, str) or node.tag not in _BLOCKS:
+            loose.append(node)
+            continue
+        flush()
+        if node.tag == "p":
+            blocks.append(_inline(node.children, line_start=True))
+        elif node.tag in ("ul", "ol"):
+            items = [child for child in node.children if isinstance(child, _Node) and child.tag == "li"]
+            lines: list[str] = []
+            for number, item in enumerate(items, 1):
+                body = "\n\n".join(_blocks(item.children)) or "&#8203;"
+                marker = f"{number}. " if node.tag == "ol" else "- "
+                lines.append(marker + body.replace("\n", "\n    "))
+            blocks.append("\n".join(lines))
+        elif node.tag == "blockquote":
+            blocks.append("\n".join(f"> {line}" if line else ">" for line in "\n\n".join(_blocks(node.children)).split("\n")))
+        else:
+            blocks.append(_inline([node]))
+    flush()
+    return [b for b in blocks if b]
+
+
+def embed_block(fragment: str) -> str:
+    """Sanitised HTML as Markdown blocks for a page: the page's Markdown rebuilds it, and can add nothing."""
+    return "\n\n".join(_blocks(_parse(fragment).children))
+
+
+def embed_inline(fragment: str) -> str:
+    """Sanitised HTML as one line of inline Markdown (a table cell): paragraphs joined by line breaks."""
+    parts: list[str] = []
+    for node in _parse(fragment).children:
+        if isinstance(node, _Node) and node.tag == "p":
+            parts.append(_inline(node.children))
+        elif isinstance(node, _Node) and node.tag in ("ul", "ol", "blockquote"):
+            parts.append(_inline([node]))
+        elif isinstance(node, str) and not node.strip():
+            continue
+        else:
+            parts.append(_inline([node]))
+    return "<br>".join(p for p in parts if p)
+
+
+def text_content(fragment: str) -> str:
+    """The text a reader sees in sanitised HTML, on one line."""
+    return " ".join("".join(_text_of(_parse(fragment))).split())
+
+
+# --- the check: what the restricted dialect removed, located ------------------------------------
+
+
+def is_markdown(f: dataclasses.Field[Any]) -> bool:
+    """Whether the model declares a field Markdown (`doc(..., markdown=True)`)."""
+    return bool(f.metadata.get("markdown"))
+
+
+def _label(record: Record) -> str:
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", type(record).__name__).lower()
+    name = getattr(record, "name", None) or getattr(record, "title", None) or getattr(record, "id", None)
+    return f"{words} '{name}'" if isinstance(name, str) and name else words
+
+
+def markdown_strings(record: Record) -> Iterator[tuple[Record, str, str]]:
+    """(record, field name, text) for every Markdown string in a record and the records inside it."""
+    for f in dataclasses.fields(record):
+        if f.metadata.get("internal"):
+            continue
+        value = getattr(record, f.name)
+        if is_markdown(f):
+            yield from ((record, f.name, s) for s in _strings(value))
+        else:
+            for inner in _records(value):
+                yield from markdown_strings(inner)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _records(value: Any) -> Iterator[Record]:
+    if isinstance(value, Record):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _records(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _records(item)
+
+
+def unsafe_markup(project: Any) -> list[Problem]:
+    """A warning for each Markdown field from which the restricted dialect removed something."""
+    roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
+    roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
+    roots += [(entry.army_list, entry.file) for entry in project.lists]
+    roots += [(release, release.loc.path) for release in project.releases]
+    problems: list[Problem] = []
+    for root, file in roots:
+        for record, name, text in markdown_strings(root):
+            removed = render(text).removed
+            if removed:
+                where = getattr(text, "loc", None) or (record.loc if record.loc.path else Location(file, 0, 0))
+                problems.append(
+                    warning(
+                        where,
+                        "unsafe-markup",
+                        f"{_label(record)} {name}: {'; '.join(dict.fromkeys(removed))} removed",
+                        hint="data Markdown allows no raw HTML, no attribute lists and only http, https, mailto or relative links",
+                    )
+                )
+    return problems

@@ -1,0 +1,144 @@
+"""Hostile payloads in every string field of the model, through a real `mkdocs build`: nothing runs.
+
+The fields come from the model (tests/payloads.py); the payloads are script tags, event handlers,
+attribute lists, `javascript:` in each link form, raw HTML blocks, Jinja and our directive syntax.
+Every page of each built site, its search index and its sitemap are read as a browser would
+read them and compared with a clean build of the same fixture (the theme's own scripts and forms).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from generator.markup import embed_block, embed_inline, render
+from generator.pages import load_project
+
+from .payloads import (
+    BATCHES,
+    EVERY_FIELD,
+    FOREIGN,
+    PAYLOADS,
+    URL_ATTRIBUTES,
+    Hostile,
+    RawProject,
+    built_sites,
+    elements,
+    executable,
+    script_url,
+    search_documents,
+    string_fields,
+)
+
+
+@pytest.fixture(scope="session")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[Hostile, Path]]]:
+    return built_sites(tmp_path_factory.mktemp("payloads"))
+
+
+def test_the_fixture_has_a_value_for_every_string_field_of_the_model() -> None:
+    present = {leaf.field for leaf in RawProject.read(EVERY_FIELD).leaves()}
+    assert string_fields() - present == set(), "add a value for these fields to tests/fixtures/every-field"
+    assert not load_project(EVERY_FIELD).problems
+
+
+def test_every_batch_of_payloads_is_tried_in_every_field_that_accepts_it(sites: tuple[Path, list[tuple[Hostile, Path]]]) -> None:
+    _, built = sites
+    assert {name for hostile, _ in built for name in hostile.payloads} == set(PAYLOADS)
+    fields = built[0][0].fields
+    tried = sum(hostile.tried for hostile, _ in built)
+    print(f"\npayloads tried: {len(fields)} fields x {len(PAYLOADS)} payloads = {tried}, in {len(BATCHES)} builds")
+    print(f"fields the checker refuses the payloads in: {len(string_fields() - fields)} (ids, references, profile values)")
+    # names and titles, the Markdown fields and the system file are all among them
+    assert {"Module.title", "ArmyList.title", "Unit.name", "Weapon.name", "SpecialRule.text", "Table.text", "System.name"} <= fields
+    assert tried >= 1500
+
+
+def test_nothing_executable_reaches_a_page_the_search_index_or_the_sitemap(sites: tuple[Path, list[tuple[Hostile, Path]]]) -> None:
+    clean, built = sites
+    for hostile, site in built:
+        pages = sorted(site.rglob("*.html"))
+        assert len(pages) == len(list(clean.rglob("*.html")))
+        shown = 0
+        for page in pages:
+            markup = page.read_text(encoding="utf-8")
+            allowed = elements((clean / page.relative_to(site)).read_text(encoding="utf-8"))
+            problems = executable(elements(markup), allowed)
+            assert not problems, f"{hostile.payloads}: {page.relative_to(site)}: {problems}"
+            shown += markup.count("__pwned")
+        assert shown > 0, "the payloads never reached a page: the test would prove nothing"
+        for doc in search_documents(site):
+            for part in ("title", "text"):
+                found = elements(doc[part])
+                assert not [e for e in found if e.tag in ("script", *FOREIGN)], (doc["location"], doc[part][:200])
+                assert not [e for e in found if any(a.startswith("on") or a == "autofocus" for a in e.attrs)], doc["location"]
+                assert not [e for e in found for a in URL_ATTRIBUTES if script_url(e.attrs.get(a, ""))], doc["location"]
+        sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+        assert not re.search(r"(?i)(javascript|vbscript|data):", sitemap)
+
+
+def test_rule_links_and_their_tooltips_survive_the_sanitiser(sites: tuple[Path, list[tuple[Hostile, Path]]]) -> None:
+    _, built = sites
+    for _, site in built:
+        markup = (site / "skirmish/army-lists/rangers.html").read_text(encoding="utf-8")
+        links = [e for e in elements(markup) if e.tag == "a" and e.attrs.get("href", "").startswith("../rules.html#stubborn")]
+        assert links and links[0].attrs["title"].startswith("This unit never flees.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[a](javascript:alert(1))",
+        "[a][r]\n\n[r]: javascript:alert(1)",
+        "[a]\n\n[a]: javascript:alert(1)",
+        "<javascript:alert(1)>",
+        "[a](java\nscript:alert(1))",
+        "[a](java\tscript:alert(1))",
+        "[a]( javascript:alert(1))",
+        "[a](jav&#x61;script:alert(1))",
+        "[a](&#106;avascript:alert(1))",
+        "[a](JAVASCRIPT:alert(1))",
+        "[a](data:text/html,x)",
+        "[a](vbscript:x)",
+        "![a](javascript:alert(1))",
+        "[a](<javascript:alert(1)>)",
+    ],
+)
+def test_script_links_are_removed_whatever_their_form(text: str) -> None:
+    fragment = render(text)
+    assert fragment.removed, text
+    assert "href" not in fragment.html and "src" not in fragment.html, fragment.html
+
+
+def test_allowed_links_stay_links() -> None:
+    fragment = render("[a](https://example.org/x) [b](../rules.md#stubborn) [c](mailto:a@example.org) <https://example.org>")
+    assert fragment.removed == ()
+    assert embed_block(fragment.html) == (
+        "[a](https://example.org/x) [b](../rules.md#stubborn) [c](mailto:a@example.org) [https://example.org](https://example.org)"
+    )
+
+
+def test_embedded_fragments_give_the_page_nothing_to_interpret() -> None:
+    fragment = render("1. {{ x }} {% y %} [% table a/b %] a | b *c* `{: .d }` &amp; <3")
+    assert fragment.removed == ()
+    inline = embed_inline(fragment.html)
+    assert not re.search(r"[{}\[\]|`*]", re.sub(r"&#\d+;", "", re.sub(r"</?(ol|li|em|code)>", "", inline))), inline
+
+
+def test_a_removal_is_reported_where_it_was_written(tmp_path: Path) -> None:
+    from .test_hostile import run_check
+
+    project = RawProject.read(EVERY_FIELD).write(tmp_path / "p")
+    path = project / "data/skirmish/module.yaml"
+    path.write_text(path.read_text().replace("text: The unit may rally.", "text: 'The unit may <img src=x onerror=alert(1)> rally.'"))
+    code, output = run_check(project)
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "onerror" in text)
+    column = path.read_text().splitlines()[line - 1].index("'The unit") + 1
+    assert code == 0
+    assert (
+        f"data/skirmish/module.yaml:{line}:{column}: warning[unsafe-markup]: special rule 'Rally' text: "
+        "raw HTML '<img src=x onerror=alert(1)>' removed (hint: data Markdown allows no raw HTML, no attribute lists "
+        "and only http, https, mailto or relative links)" in output
+    ), output
