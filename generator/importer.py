@@ -639,14 +639,14 @@ class _Dumper(yaml.SafeDumper):
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
     style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
 
 
 def _flow(dumper: yaml.SafeDumper, value: Flow) -> yaml.Node:
     return dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=True)
 
 
-_Dumper.add_representer(str, _str)
+_Dumper.add_multi_representer(str, _str)  # also the loader's LocStr, which carries a source position
 _Dumper.add_representer(Flow, _flow)
 
 

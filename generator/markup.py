@@ -292,22 +292,31 @@ def _blocks(nodes: list[_Node | str]) -> list[str]:
             loose.append(node)
             continue
         flush()
-        if node.tag == "p":
-            blocks.append(_inline(node.children, line_start=True))
-        elif node.tag in ("ul", "ol"):
-            items = [child for child in node.children if isinstance(child, _Node) and child.tag == "li"]
-            lines: list[str] = []
-            for number, item in enumerate(items, 1):
-                body = "\n\n".join(_blocks(item.children)) or "&#8203;"
-                marker = f"{number}. " if node.tag == "ol" else "- "
-                lines.append(marker + body.replace("\n", "\n    "))
-            blocks.append("\n".join(lines))
-        elif node.tag == "blockquote":
-            blocks.append("\n".join(f"> {line}" if line else ">" for line in "\n\n".join(_blocks(node.children)).split("\n")))
-        else:
-            blocks.append(_inline([node]))
+        blocks.append(_block(node))
     flush()
     return [b for b in blocks if b]
+
+
+def _block(node: _Node) -> str:
+    """One block element as Markdown."""
+    if node.tag == "p":
+        return _inline(node.children, line_start=True)
+    if node.tag in ("ul", "ol"):
+        return _list(node)
+    if node.tag == "blockquote":
+        return "\n".join(f"> {line}" if line else ">" for line in "\n\n".join(_blocks(node.children)).split("\n"))
+    return _inline([node])
+
+
+def _list(node: _Node) -> str:
+    """A list as Markdown items, each item's blocks indented under its marker."""
+    items = [child for child in node.children if isinstance(child, _Node) and child.tag == "li"]
+    lines: list[str] = []
+    for number, item in enumerate(items, 1):
+        body = "\n\n".join(_blocks(item.children)) or "&#8203;"
+        marker = f"{number}. " if node.tag == "ol" else "- "
+        lines.append(marker + body.replace("\n", "\n    "))
+    return "\n".join(lines)
 
 
 def embed_block(fragment: str) -> str:

@@ -44,15 +44,15 @@ GENERATOR = REPO / "generator"
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
     frozenset({"problems"}),
-    frozenset({"loader", "model", "report", "config", "project_config", "search"}),
+    frozenset({"loader", "model", "report", "config", "project_config"}),
     frozenset({"schema", "points", "markup"}),
     frozenset({"catalogue"}),
     frozenset({"layout", "errata", "releases", "docs"}),
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),
-    frozenset({"pages", "staging"}),
-    frozenset({"importer", "diff"}),
+    frozenset({"pages", "staging", "search_entries", "offline"}),
+    frozenset({"importer", "diff", "search"}),
     frozenset({"plugin", "cli"}),
 )
 

@@ -81,3 +81,16 @@ def test_table_kinds_come_from_the_target_system() -> None:
     table = parse_markdown('| Name | Mov | Skl | HP |\n| - | - | - | - |\n| A | 6" | 3+ | 1 |\n').tables()[0]
     assert classify(table, Vocabulary.of(loaded.project), "") == "model"
     assert classify(table, Vocabulary.of(None), "") == "table"
+
+
+def test_importing_into_another_game_reports_instead_of_crashing(tmp_path: Path) -> None:
+    """The target system's rule kinds carry source positions; writing them out must still be plain YAML."""
+    project = copy_project(REPO / "examples" / "wasteland-tactics", tmp_path / "wasteland")
+    result = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "-C", str(project), "import", str(RESPAWN), "--module", "respawn-classic"],
+        capture_output=True,
+        text=True,
+    )
+    assert "Traceback" not in result.stderr
+    assert result.returncode in (0, 1)
+    assert "kind: unit" in (project / "data" / "respawn-classic" / "module.yaml").read_text(encoding="utf-8")
