@@ -280,6 +280,8 @@ class _Records:
     module_files: dict[str, str] = field(default_factory=dict)
     folder_module: dict[str, str] = field(default_factory=dict)
     lists: list[tuple[str, ArmyList, str]] = field(default_factory=list)
+    #: A document had a top-level 'system' key, even when its record could not be built.
+    system_written: bool = False
 
     def add_module(self, module: Module, path: str, folder: str) -> None:
         """A module, unless its id or its folder already has one."""
@@ -299,8 +301,9 @@ class _Records:
 def _records(documents: list[Document], data_dir: str) -> _Records:
     records = _Records()
     for document in documents:
-        _kind, record, found = build_document(document.body, document.path)
+        kind, record, found = build_document(document.body, document.path)
         records.problems.extend(found)
+        records.system_written |= kind == "system"
         folder = module_of(document.path, data_dir)
         if isinstance(record, System):
             records.systems.append((record, document.path))
@@ -315,6 +318,8 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
     """Build records from loaded documents and link their scopes; returns every problem found."""
     records = _records(documents, data_dir)
     problems = records.problems
+    if not records.systems and records.system_written:
+        return None, problems  # the system file's own problems say what is wrong with it
     if not records.systems:
         message = "no system file: the data folder needs a file with a top-level 'system' key"
         problems.append(error(Location(f"{data_dir}/system.yaml", 0, 0), "missing", message))
