@@ -103,6 +103,18 @@ def test_weapons_dearer_than_the_spending_cap(tmp_path: Path) -> None:
     ]
 
 
+def test_fixed_weapons_dearer_than_the_spending_cap(tmp_path: Path) -> None:
+    """The Sky Rider always carries its Lance, here made to cost 3; a unit without weapons has no cheapest weapons."""
+    lance = (RANGERS, "rules: [Assault], points: 0}", "rules: [Assault], points: 3}")
+    rider = "              per_unit: {unit: Ranger Squad, max: 1}\n"
+    assert problems_after(tmp_path / "at", lance, (RANGERS, rider, rider + "            spending_cap: 3\n")) == []
+    assert problems_after(tmp_path / "over", lance, (RANGERS, rider, rider + "            spending_cap: 2\n")) == [
+        f"{RANGERS}:39:27: error[budget]: unit 'Sky Rider': its cheapest weapons cost 3 points, more than its spending cap of 2"
+    ]
+    unarmed = (RANGERS, "            weapons:\n              fixed: [Lance]\n", "")
+    assert problems_after(tmp_path / "unarmed", unarmed, (RANGERS, rider, rider + "            spending_cap: 0\n")) == []
+
+
 def test_a_category_over_its_share_of_the_largest_game(tmp_path: Path) -> None:
     """Elite may use 50% of the largest game; '150-250' is a range whose largest figure counts."""
     sizes = (
@@ -182,4 +194,32 @@ def test_a_built_model_printed_wrongly_is_reported_where_printed(tmp_path: Path)
         f"{RANGERS}:61:27: error[points]: 'Cloaked Ranger' is printed at 19 points, but its setup costs 18",
         f"{RANGERS}:61:55: error[profile]: 'Cloaked Ranger' is printed with Skl 3+, but its setup gives 4+",
         f"{RANGERS}:61:87: error[rules]: 'Cloaked Ranger' is printed with special rule 'Flying', which its setup does not give",
+    ]
+
+
+def printed_as(printed: str) -> tuple[str, str, str]:
+    heading = "    - heading: Special Rules\n"
+    model = "    - built_model:\n        name: Cloaked Ranger\n        base: Ranger\n        upgrades: [Camo Cloak]\n        weapons: [Carbine]\n"
+    return (RANGERS, heading, model + f"        printed: {printed}\n" + heading)
+
+
+def test_special_rules_are_compared_when_the_source_prints_rules_or_a_profile(tmp_path: Path) -> None:
+    """A source that prints only the points says nothing of rules; one that prints a profile and no
+    rules says the model has none."""
+    assert problems_after(tmp_path / "points", printed_as("{points: 18}")) == []
+    assert problems_after(tmp_path / "rules", printed_as("{points: 18, rules: [Pathfinder]}")) == [
+        f"{RANGERS}:61:18: error[rules]: 'Cloaked Ranger''s setup gives special rule 'Heavy Armour (1)', which the source does not print"
+    ]
+    assert problems_after(tmp_path / "profile", printed_as('{points: 18, profile: {mov: 6", skl: 4+, hp: 1}}')) == [
+        f"{RANGERS}:61:18: error[rules]: 'Cloaked Ranger''s setup gives special rule 'Heavy Armour (1)', which the source does not print",
+        f"{RANGERS}:61:18: error[rules]: 'Cloaked Ranger''s setup gives special rule 'Pathfinder', which the source does not print",
+    ]
+
+
+def test_a_printed_value_in_a_column_the_system_lacks_is_named_by_its_key(tmp_path: Path) -> None:
+    """Its own problem (an unknown column) is reported elsewhere; the comparison still names it."""
+    base = (RANGERS, '{mov: 6", skl: 4+, hp: 1}', '{mov: 6", skl: 4+, hp: 1, foo: 1}')
+    printed = printed_as('{points: 18, profile: {mov: 6", skl: 4+, hp: 1, foo: 2}, rules: [Pathfinder, Heavy Armour (1)]}')
+    assert problems_after(tmp_path, base, printed) == [
+        f"{RANGERS}:61:71: error[profile]: 'Cloaked Ranger' is printed with foo 2, but its setup gives 1"
     ]

@@ -179,6 +179,7 @@ ARMOURY = {
     "Needler": Weapon(name="Needler", points=1),
     "Grenade": Weapon(name="Grenade", points=0),
     "Fuel Rod Gun": Weapon(name="Fuel Rod Gun", points=7),
+    "Knife": Weapon(name="Knife"),
 }
 HEAVY = WeaponList(name="Heavy", weapons=(Weapon(name="Cannon", points=5), Weapon(name="Mortar", points=3)))
 
@@ -193,8 +194,11 @@ def squad(*swaps: Swap, low: int = 3, high: int | None = 5, fixed: tuple[str, ..
     )
 
 
+LISTS = {"Heavy": HEAVY, "Empty": WeaponList(name="Empty", weapons=())}
+
+
 def priced(unit: Unit) -> str:
-    return str(unit_cost(unit, weapon_list={"Heavy": HEAVY}.get, weapon=ARMOURY.get, upgrade=lambda n: None))
+    return str(unit_cost(unit, weapon_list=LISTS.get, weapon=ARMOURY.get, upgrade=lambda n: None))
 
 
 def test_a_swap_any_model_may_make_is_paid_on_every_model() -> None:
@@ -225,6 +229,8 @@ def test_a_swap_from_a_list_or_of_several_weapons() -> None:
     gives_a_list = squad(Swap(replace="Heavy", with_=("Fuel Rod Gun",)), low=1, high=1)
     assert priced(gives_a_list) == "7–11"  # the list counts as its cheapest weapon, the Mortar (3): 7 - 3 = 4 more
     assert priced(squad(Swap(replace="Pistol", with_=("Nothing",)), low=1, high=1)) == "7"
+    assert priced(squad(Swap(replace="Pistol", with_=("Knife",)), low=1, high=1)) == "7"  # a weapon without a cost is free
+    assert priced(squad(Swap(replace="Empty", with_=("Needler",)), low=1, high=1)) == "7–8"  # an empty list gives up nothing
 
 
 def test_the_size_of_a_unit() -> None:
