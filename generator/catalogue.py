@@ -8,7 +8,7 @@ punctuation do not matter, but misspellings do.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Generic, TypeVar
@@ -314,15 +314,19 @@ def _records(documents: list[Document], data_dir: str) -> _Records:
     return records
 
 
-def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, list[Problem]]:
-    """Build records from loaded documents and link their scopes; returns every problem found."""
+def assemble(documents: list[Document], data_dir: str, unread: Collection[str] = ()) -> tuple[Project | None, list[Problem]]:
+    """Build records from loaded documents and link their scopes; returns every problem found.
+
+    `unread` are the data files that could not be read: their own problems already explain them.
+    """
     records = _records(documents, data_dir)
     problems = records.problems
-    if not records.systems and records.system_written:
+    system_path = f"{data_dir}/system.yaml"
+    if not records.systems and (records.system_written or system_path in unread):
         return None, problems  # the system file's own problems say what is wrong with it
     if not records.systems:
         message = "no system file: the data folder needs a file with a top-level 'system' key"
-        problems.append(error(Location(f"{data_dir}/system.yaml", 0, 0), "missing", message))
+        problems.append(error(Location(system_path, 0, 0), "missing", message))
         return None, problems
     for extra, _path in records.systems[1:]:
         problems.append(error(_loc(extra), "duplicate", f"a second system is defined here; the first is in {records.systems[0][1]}"))

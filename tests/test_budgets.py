@@ -18,6 +18,7 @@ from .conftest import MINI, REPO, copy_project
 
 RANGERS = "data/skirmish/army-lists/rangers.yaml"
 SKIRMISH = "data/skirmish/module.yaml"
+SKIRMISH_TEXT = (MINI / SKIRMISH).read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +224,21 @@ def test_a_printed_value_in_a_column_the_system_lacks_is_named_by_its_key(tmp_pa
     assert problems_after(tmp_path, base, printed) == [
         f"{RANGERS}:61:71: error[profile]: 'Cloaked Ranger' is printed with foo 2, but its setup gives 1"
     ]
+
+
+def test_modules_without_the_figures_a_check_needs_are_left_alone(tmp_path: Path) -> None:
+    """No budget, no army-building rules, a category the module lacks, a game size without a number:
+    each check that needs the missing figure says nothing (other checks report what is wrong)."""
+    pricey = sky_rider_costs(500)
+    assert problems_after(tmp_path / "budget", (SKIRMISH, "    budget: 200\n", ""), pricey) == [
+        f"{RANGERS}:31:13: warning[category-share]: unit 'Sky Rider' costs at least 500 points; "
+        "Elite may use at most 50% of the largest game (200), 100 points"
+    ]
+    building = SKIRMISH_TEXT[SKIRMISH_TEXT.index("  army_building:") : SKIRMISH_TEXT.index("  pages:")]
+    no_rules = (SKIRMISH, building, "")
+    assert problems_after(tmp_path / "rules", no_rules, pricey) == []
+    assert problems_after(tmp_path / "category", (RANGERS, "category: elite", "category: heroes"), pricey) == [
+        f"{RANGERS}:31:13: error[budget]: unit 'Sky Rider' costs at least 500 points, more than the whole budget of 200"
+    ]
+    wordy = (SKIRMISH, "game_sizes: [{name: Standard, points: 200}]", "game_sizes: [{name: Standard, points: agreed}]")
+    assert problems_after(tmp_path / "sizes", wordy, sky_rider_costs(150)) == []
