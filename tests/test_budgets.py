@@ -242,3 +242,8 @@ def test_modules_without_the_figures_a_check_needs_are_left_alone(tmp_path: Path
     ]
     wordy = (SKIRMISH, "game_sizes: [{name: Standard, points: 200}]", "game_sizes: [{name: Standard, points: agreed}]")
     assert problems_after(tmp_path / "sizes", wordy, sky_rider_costs(150)) == []
+
+
+def test_a_built_model_on_a_base_that_does_not_exist_is_not_compared(tmp_path: Path) -> None:
+    edit = printed_as("{points: 19}")
+    assert problems_after(tmp_path, (edit[0], edit[1], edit[2].replace("base: Ranger", "base: Nobody"))) == []

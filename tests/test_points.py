@@ -77,6 +77,11 @@ def test_a_bare_model_costs_its_base_and_weapons(arms: list[Weapon], cost_rules:
     assert counted.upgrade_count == len(arms)
 
 
+def test_a_base_without_a_cost_costs_nothing() -> None:
+    unpriced = Model(name="Base", profile={})
+    assert build_model(unpriced, [Upgrade(name="U", effect="-", points=3)], [], None).points == 3
+
+
 def test_squadrons_surcharges_and_multiplied_costs() -> None:
     """Squadrons' rules: '*' upgrades cost their figure once per other upgrade, weapons count as
     upgrades, and five upgrades add 10, seven add 15 (the larger only)."""
