@@ -8,7 +8,7 @@ punctuation do not matter, but misspellings do.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Generic, TypeVar
@@ -283,6 +283,8 @@ class _Records:
     folder_module: dict[str, str] = field(default_factory=dict)
     lists: list[tuple[str, ArmyList, str]] = field(default_factory=list)
     releases: list[Release] = field(default_factory=list)  # data/releases/*.yaml: stored diffs for Recent Changes
+    #: A document had a top-level 'system' key, even when its record could not be built.
+    system_written: bool = False
 
     def add_module(self, module: Module, path: str, folder: str) -> None:
         """A module, unless its id or its folder already has one."""
@@ -302,8 +304,9 @@ class _Records:
 def _records(documents: list[Document], data_dir: str) -> _Records:
     records = _Records()
     for document in documents:
-        _kind, record, found = build_document(document.body, document.path)
+        kind, record, found = build_document(document.body, document.path)
         records.problems.extend(found)
+        records.system_written |= kind == "system"
         folder = module_of(document.path, data_dir)
         if isinstance(record, System):
             records.systems.append((record, document.path))
@@ -316,13 +319,19 @@ def _records(documents: list[Document], data_dir: str) -> _Records:
     return records
 
 
-def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, list[Problem]]:
-    """Build records from loaded documents and link their scopes; returns every problem found."""
+def assemble(documents: list[Document], data_dir: str, unread: Collection[str] = ()) -> tuple[Project | None, list[Problem]]:
+    """Build records from loaded documents and link their scopes; returns every problem found.
+
+    `unread` are the data files that could not be read: their own problems already explain them.
+    """
     records = _records(documents, data_dir)
     problems = records.problems
+    system_path = f"{data_dir}/system.yaml"
+    if not records.systems and (records.system_written or system_path in unread):
+        return None, problems  # the system file's own problems say what is wrong with it
     if not records.systems:
         message = "no system file: the data folder needs a file with a top-level 'system' key"
-        problems.append(error(Location(f"{data_dir}/system.yaml", 0, 0), "missing", message))
+        problems.append(error(Location(system_path, 0, 0), "missing", message))
         return None, problems
     for extra, _path in records.systems[1:]:
         problems.append(error(_loc(extra), "duplicate", f"a second system is defined here; the first is in {records.systems[0][1]}"))

@@ -64,7 +64,7 @@ def load_project(root: Path, data_dir: str = "data", content_dir: str = "content
     documents, problems = load_directory(root, data_dir)
     content, content_problems = read_content(root, content_dir)
     problems.extend(content_problems)
-    project, found = assemble(documents, data_dir)
+    project, found = assemble(documents, data_dir, unread={p.location.path for p in problems})
     problems.extend(found)
     resolved = None
     # Cross-references are checked only on data that read cleanly: a file that failed to parse or

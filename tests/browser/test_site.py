@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -352,10 +353,18 @@ def test_html_in_data_is_shown_as_text(browser: Browser, hostile_site: str, path
 # --- 9. screenshots ---------------------------------------------------------------------------------
 
 
-def _shot(page: Page, path: Path) -> None:
+def _shot(page: Page, path: Path, shows: str = "article h1") -> None:
+    """A viewport screenshot, and the element it is meant to show lies inside it."""
     page.screenshot(path=str(path))
     data = path.read_bytes()
-    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5_000, f"{path} is not a real screenshot"
+    assert data.startswith(b"\x89PNG\r\n\x1a\n"), f"{path} is not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    viewport = page.viewport_size
+    assert viewport is not None and width * viewport["height"] == height * viewport["width"], f"{path.name} is not the viewport"
+    box = page.locator(shows).first.bounding_box()
+    assert box is not None, f"{path.name}: no {shows} on the page"
+    inside = box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 1 and 0 <= box["y"] < viewport["height"]
+    assert inside, f"{path.name}: {shows} is outside the shot, at {box}"
 
 
 @pytest.mark.browser
@@ -367,12 +376,12 @@ def test_screenshots(site: Browsing, artifacts: Path) -> None:
     open_page(page, site.url(ARMY_LIST))
     _shot(page, artifacts / "sentinels-desktop.png")
     open_page(page, site.url(ARMY_LIST + "#argo-transport"))
-    _shot(page, artifacts / "sentinels-desktop-table.png")
+    _shot(page, artifacts / "sentinels-desktop-table.png", "#argo-transport")
 
     open_page(page, site.url("index.html"))
     search(page, "Rapid Fire")
     page.wait_for_timeout(300)
-    _shot(page, artifacts / "search-rapid-fire.png")
+    _shot(page, artifacts / "search-rapid-fire.png", "li.md-search-result__item")
 
     phone, phone_problems = site.new_page(phone=True)
     open_page(phone, site.url("index.html"))
@@ -380,6 +389,6 @@ def test_screenshots(site: Browsing, artifacts: Path) -> None:
     open_page(phone, site.url(ARMY_LIST))
     _shot(phone, artifacts / "sentinels-phone.png")
     open_page(phone, site.url(ARMY_LIST + "#argo-transport"))
-    _shot(phone, artifacts / "sentinels-phone-table.png")
+    _shot(phone, artifacts / "sentinels-phone-table.png", "#argo-transport")
 
     assert problems.all() == [] and phone_problems.all() == [], "\n".join(problems.all() + phone_problems.all())
