@@ -56,6 +56,7 @@ MESSAGES: dict[str, str] = {
     "roster-upgrade-count-max": "'{model}' in '{unit}' takes {count} upgrades; it may take at most {max}",
     "roster-spending-cap": "'{model}' in '{unit}' spends {spent} {currency} on weapons and upgrades, more than its cap of {cap}",
     "roster-item-budget": "the army spends {over} {currency} beyond {each} {currency} per unit, more than the shared {pool}",
+    "roster-link": "the roster in this link could not be read; nothing was loaded from it",
 }
 
 
@@ -434,3 +435,74 @@ def json_schema() -> dict[str, Any]:
             "messages": {"type": "object", "additionalProperties": {"type": "string"}},
         },
     }
+
+
+# --- publishing in the site ----------------------------------------------------------------------
+
+#: The builder's structural words (its own controls, not the game's); the template passes them to
+#: the page, and a project translates them by overriding `builder.md.j2`.
+BUILDER_UI = {
+    "list": "List",
+    "size": "Game size",
+    "limit": "Limit",
+    "total": "Total",
+    "unit": "Unit",
+    "add": "Add",
+    "remove": "Remove",
+    "group": "Add models",
+    "copy": "Copy link",
+    "export": "Save file",
+    "import": "Open file",
+    "print": "Print",
+}
+
+BUILDER_SCRIPT = "assets/javascripts/builder.js"
+BUILDER_STYLESHEET = "assets/stylesheets/builder.css"
+
+
+def builder_page(module_id: str) -> str:
+    return f"{module_id}/builder"
+
+
+def builder_paths(project: Project) -> dict[str, str]:
+    """The builder pages' site paths, with the file that makes each (for collision messages)."""
+    return {builder_page(m.id): project.module_files[m.id] for m in project.modules.values() if buildable_lists(project, m)}
+
+
+def _relative(page: str, target: str) -> str:
+    """A URL from a page (site path without .html) to a site file; pages are not directory URLs."""
+    import posixpath
+
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+
+
+def builder_outputs(project: Project, renderer: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """The builder pages (Markdown, by site path) and the files they read (JSON, script, style, schema)."""
+    import html
+    from importlib import resources
+
+    pages: dict[str, str] = {}
+    files: dict[str, str] = {}
+    assets = resources.files("generator").joinpath("assets")
+    for module_id, exported in export_project(project).items():
+        module = project.modules[module_id]
+        page = builder_page(module_id)
+        renderer.map.titles[page] = f"{module.title}: Roster"
+        data_path = DATA_PATH.format(module=module_id)
+        files[data_path] = to_json(exported.data)
+        pages[page] = renderer._render(
+            "builder.md.j2",
+            page,
+            project.scopes[module_id],
+            module=module,
+            lists=buildable_lists(project, module),
+            data_src=html.escape(_relative(page, data_path), quote=True),
+            script=html.escape(_relative(page, BUILDER_SCRIPT), quote=True),
+            stylesheet=html.escape(_relative(page, BUILDER_STYLESHEET), quote=True),
+            ui=html.escape(json.dumps(BUILDER_UI, ensure_ascii=False), quote=True),
+        )
+    if pages:
+        files[BUILDER_SCRIPT] = assets.joinpath("builder.js").read_text(encoding="utf-8")
+        files[BUILDER_STYLESHEET] = assets.joinpath("builder.css").read_text(encoding="utf-8")
+        files[SCHEMA_PATH] = json.dumps(json_schema(), indent=2) + "\n"
+    return pages, files

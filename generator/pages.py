@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from .catalogue import Project, assemble
 from .checker import check_project, read_words, rule_usage
+from .export import builder_outputs, builder_paths
 from .layout import SiteMap, build_site_map
 from .loader import load_directory, read_text
 from .problems import Location, Problem, error
@@ -76,6 +77,8 @@ class Generated:
     renderer: Renderer
     site_map: SiteMap
     scope_of_page: dict[str, str]
+    #: Other generated files by site path (the builder's script and style, the published JSON).
+    files: dict[str, str] = field(default_factory=dict)
 
     def expand(self, page: str, text: str) -> tuple[str, list[Problem]]:
         return self.renderer.expand(page, text, self.scope_of_page.get(page))
@@ -105,6 +108,7 @@ def generated_paths(project: Project) -> dict[str, str]:
     for page in landing_pages(project).values():
         paths[page] = project.system_file
     paths["licences"] = project.system_file
+    paths.update(builder_paths(project))
     return paths
 
 
@@ -115,7 +119,7 @@ def generate(project: Project, content: dict[str, str], template_dirs: list[str]
         site_map.titles[f"{module.id}/index"] = module.title
         site_map.titles[f"{module.id}/errata"] = f"{module.title} Errata"
     renderer = Renderer(project, site_map, template_dirs or [])
-    pages: dict[str, str] = {}
+    pages, files = builder_outputs(project, renderer)
     for module in project.modules.values():
         pages[f"{module.id}/index"] = renderer.module_index(module)
         if module.errata:
@@ -144,7 +148,7 @@ def generate(project: Project, content: dict[str, str], template_dirs: list[str]
     for page in content:
         if page not in scope_of_page and core:
             scope_of_page[page] = core[0]
-    return Generated(pages, renderer, site_map, scope_of_page)
+    return Generated(pages, renderer, site_map, scope_of_page, files)
 
 
 def navigation(project: Project, content: dict[str, str], titles: dict[str, str]) -> list[object]:
