@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,14 @@ from .points import build_model
 ROSTER_VERSION = 1
 
 
+@lru_cache(maxsize=65536)
+def _norm(name: str) -> str:
+    return re.sub(r"\s+", " ", name.strip()).lower()
+
+
 def norm(name: object) -> str:
     """How roster names are matched: case and runs of spaces do not matter (the builder does the same)."""
-    return re.sub(r"\s+", " ", str(name).strip()).lower()
+    return _norm(str(name))
 
 
 @dataclass(frozen=True)
