@@ -342,10 +342,11 @@ def _locations(raw: Any, path: str, rel: str, out: dict[str, Location]) -> None:
     if isinstance(raw, dict):
         for key, value in raw.items():
             child = f"{path}.{key}" if path else str(key)
-            key_loc = getattr(raw, "key_locs", {}).get(key)
-            if key_loc is not None and getattr(value, "loc", None) is None:
-                out[child] = key_loc
             _locations(value, child, rel, out)
+            # A problem with a whole list or mapping (`units`) points at its key, not its first item.
+            key_loc = getattr(raw, "key_locs", {}).get(key)
+            if key_loc is not None and (child not in out or isinstance(value, (dict, list))):
+                out[child] = key_loc
     elif isinstance(raw, list):
         for k, value in enumerate(raw):
             _locations(value, f"{path}[{k}]", rel, out)
