@@ -278,7 +278,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code not in (0, None) else EXIT_CLEAN
-    commands = {"check": cmd_check, "build": cmd_build, "serve": cmd_serve, "search": cmd_search, "schema": cmd_schema, "export": cmd_export, "roster": cmd_roster}
+    commands = {
+        "check": cmd_check,
+        "build": cmd_build,
+        "serve": cmd_serve,
+        "search": cmd_search,
+        "schema": cmd_schema,
+        "export": cmd_export,
+        "roster": cmd_roster,
+    }
     try:
         return commands[args.command](args)
     except OSError as exc:

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalogue import ListEntry, Project, Scope, walk_sections
+from .catalogue import ListEntry, Project, Scope
 from .model import CostRules, Model, Module, Range, SpecialRule, Unit, Upgrade, Weapon, slugify
 from .points import cost
 
@@ -163,7 +163,9 @@ class _ListExporter:
         found_list = self.project.one("weapon_lists", name, self.scope)
         if found_list is not None:
             return [self.weapon(w) for w in found_list.weapons]
-        found = self.project.one("weapons", name, self.scope) or self.project.one("weapons", self.project.parse_use(name, self.scope).name, self.scope)
+        found = self.project.one("weapons", name, self.scope) or self.project.one(
+            "weapons", self.project.parse_use(name, self.scope).name, self.scope
+        )
         return [self.weapon(found)] if found is not None else []
 
     def unit(self, unit: Unit, unit_ids: dict[str, str]) -> dict[str, Any]:
@@ -171,7 +173,9 @@ class _ListExporter:
         models = []
         for index, model in enumerate(unit.models):
             self.out.models[f"{uid}#{index}"] = model
-            models.append({"name": model.name, "points": model.points, "profile": dict(model.profile), "rules": self.rule_uses(model.rules)})
+            models.append(
+                {"name": model.name, "points": model.points, "profile": dict(model.profile), "rules": self.rule_uses(model.rules)}
+            )
         composition = unit.composition
         weapons = unit.weapons
         upgrades = unit.upgrades
@@ -185,7 +189,9 @@ class _ListExporter:
             "composition": {
                 "models": _range(composition.models if composition else None),
                 "per_army": _range(composition.per_army if composition else None),
-                "shared_with": [unit_ids.get(slugify(n), n) for n in (composition.per_army.shared_with if composition and composition.per_army else ())],
+                "shared_with": [
+                    unit_ids.get(slugify(n), n) for n in (composition.per_army.shared_with if composition and composition.per_army else ())
+                ],
                 "per_unit": {"unit": unit_ids.get(slugify(per_unit.unit), per_unit.unit), "max": per_unit.max} if per_unit else None,
                 "limits": [{"model": limit.model, "max": limit.max} for limit in (composition.limits if composition else ())],
                 "taken_in": composition.taken_in if composition else None,
@@ -205,7 +211,9 @@ class _ListExporter:
                 "total": _range(weapons.total if weapons else None),
             },
             "upgrades": {
-                "fixed": [self.upgrade(u) for n in (upgrades.fixed if upgrades else ()) if (u := self.project.one("upgrades", n, self.scope))],
+                "fixed": [
+                    self.upgrade(u) for n in (upgrades.fixed if upgrades else ()) if (u := self.project.one("upgrades", n, self.scope))
+                ],
                 "options": [
                     {"upgrade": self.upgrade(u), "models": list(o.models) if not isinstance(o, str) else []}
                     for o in (upgrades.options if upgrades else ())
@@ -287,11 +295,7 @@ def _module_info(project: Project, module: Module) -> dict[str, Any]:
 
 def buildable_lists(project: Project, module: Module) -> list[ListEntry]:
     """The module's lists a roster can be built from: those with units in scope."""
-    return [
-        e
-        for e in project.lists
-        if e.module == module.id and any(s.units for s in project.list_scope(e).chain() if "/" in s.key)
-    ]
+    return [e for e in project.lists if e.module == module.id and any(s.units for s in project.list_scope(e).chain() if "/" in s.key)]
 
 
 def export_module(project: Project, module: Module) -> ModuleExport:
@@ -306,7 +310,8 @@ def export_module(project: Project, module: Module) -> ModuleExport:
             "id": system.id,
             "name": system.name,
             "profiles": {
-                kind: [{"key": c.key, "label": c.label, "name": c.name} for c in getattr(system.profiles, kind)] for kind in ("model", "weapon")
+                kind: [{"key": c.key, "label": c.label, "name": c.name} for c in getattr(system.profiles, kind)]
+                for kind in ("model", "weapon")
             },
         },
         "module": _module_info(project, module),
@@ -335,7 +340,11 @@ def json_schema() -> dict[str, Any]:
     profile = {"type": "object", "additionalProperties": value}
     uses = {
         "type": "array",
-        "items": {"type": "object", "required": ["text", "rule"], "properties": {"text": {"type": "string"}, "rule": {"type": ["string", "null"]}}},
+        "items": {
+            "type": "object",
+            "required": ["text", "rule"],
+            "properties": {"text": {"type": "string"}, "rule": {"type": ["string", "null"]}},
+        },
     }
     ids = {"type": "array", "items": {"type": "string"}}
     unit = {
@@ -361,7 +370,10 @@ def json_schema() -> dict[str, Any]:
                     "per_army": rng,
                     "shared_with": ids,
                     "per_unit": {"type": ["object", "null"], "properties": {"unit": {"type": "string"}, "max": {"type": "integer"}}},
-                    "limits": {"type": "array", "items": {"type": "object", "properties": {"model": {"type": "string"}, "max": {"type": "integer"}}}},
+                    "limits": {
+                        "type": "array",
+                        "items": {"type": "object", "properties": {"model": {"type": "string"}, "max": {"type": "integer"}}},
+                    },
                     "taken_in": nullable_int,
                 },
             },
@@ -370,7 +382,10 @@ def json_schema() -> dict[str, Any]:
                 "properties": {
                     "fixed": ids,
                     "by_model": {"type": "object", "additionalProperties": ids},
-                    "options": {"type": "array", "items": {"type": "object", "properties": {"weapons": ids, "min": {"type": "integer"}, "max": {"type": "integer"}}}},
+                    "options": {
+                        "type": "array",
+                        "items": {"type": "object", "properties": {"weapons": ids, "min": {"type": "integer"}, "max": {"type": "integer"}}},
+                    },
                     "swaps": {"type": "array", "items": {"type": "object", "properties": {"with": ids, "models": value}}},
                     "same": {"type": "boolean"},
                     "total": rng,

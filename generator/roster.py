@@ -29,8 +29,8 @@ from typing import Any
 
 from .export import MESSAGES, ModuleExport
 from .loader import parse_yaml, read_text
-from .problems import Location, Problem, Severity, error, warning
 from .points import build_model
+from .problems import Location, Problem, Severity, error, warning
 
 ROSTER_VERSION = 1
 
@@ -185,7 +185,13 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
 
 
 def _check_unit(
-    export: ModuleExport, army: dict[str, Any], unit: dict[str, Any], groups: list[dict[str, Any]], path: str, currency: str, verdict: Verdict
+    export: ModuleExport,
+    army: dict[str, Any],
+    unit: dict[str, Any],
+    groups: list[dict[str, Any]],
+    path: str,
+    currency: str,
+    verdict: Verdict,
 ) -> int:
     weapons, upgrades = unit["weapons"], unit["upgrades"]
     allowed_weapons = [k for o in weapons["options"] for k in o["weapons"]] + [k for s in weapons["swaps"] for k in s["with"]]
@@ -211,7 +217,14 @@ def _check_unit(
                 if wid is None:
                     verdict.add("warning", "roster-dropped", f"{gpath}.weapons[{k}]", what="weapon", name=name, owner=army["name"])
                     continue
-                verdict.add("error", "roster-weapon", f"{gpath}.weapons[{k}]", model=model["name"], unit=unit["name"], weapon=army["weapons"][wid]["name"])
+                verdict.add(
+                    "error",
+                    "roster-weapon",
+                    f"{gpath}.weapons[{k}]",
+                    model=model["name"],
+                    unit=unit["name"],
+                    weapon=army["weapons"][wid]["name"],
+                )
             chosen_weapons.append(wid)
         offered = [o["upgrade"] for o in upgrades["options"] if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
         chosen_upgrades: list[str] = []
@@ -222,7 +235,14 @@ def _check_unit(
                 if uid is None:
                     verdict.add("warning", "roster-dropped", f"{gpath}.upgrades[{k}]", what="upgrade", name=name, owner=army["name"])
                     continue
-                verdict.add("error", "roster-upgrade", f"{gpath}.upgrades[{k}]", model=model["name"], unit=unit["name"], upgrade=army["upgrades"][uid]["name"])
+                verdict.add(
+                    "error",
+                    "roster-upgrade",
+                    f"{gpath}.upgrades[{k}]",
+                    model=model["name"],
+                    unit=unit["name"],
+                    upgrade=army["upgrades"][uid]["name"],
+                )
             chosen_upgrades.append(uid)
         fixed = weapons["by_model"].get(model["name"], weapons["fixed"])
         built = build_model(
@@ -238,7 +258,16 @@ def _check_unit(
         loadouts.append(sorted(chosen_weapons))
         spent = built.points - (model["points"] or 0)
         if unit["spending_cap"] is not None and spent > unit["spending_cap"]:
-            verdict.add("error", "roster-spending-cap", gpath, model=model["name"], unit=unit["name"], spent=spent, currency=currency, cap=unit["spending_cap"])
+            verdict.add(
+                "error",
+                "roster-spending-cap",
+                gpath,
+                model=model["name"],
+                unit=unit["name"],
+                spent=spent,
+                currency=currency,
+                cap=unit["spending_cap"],
+            )
         if weapons["options"]:
             total = weapons["total"]
             low = total["min"] if total and total["min"] is not None else sum(o["min"] for o in weapons["options"])
@@ -269,7 +298,12 @@ def _check_unit(
 
 
 def _check_army(
-    army: dict[str, Any], building: dict[str, Any], roster: dict[str, Any], kept: list[tuple[int, dict[str, Any], int]], currency: str, verdict: Verdict
+    army: dict[str, Any],
+    building: dict[str, Any],
+    roster: dict[str, Any],
+    kept: list[tuple[int, dict[str, Any], int]],
+    currency: str,
+    verdict: Verdict,
 ) -> None:
     total = verdict.total
     counts: dict[str, int] = {}
@@ -318,9 +352,27 @@ def _check_army(
         if total > 0:
             percent = points * 100 // total
             if category["min_share"] is not None and points * 100 < category["min_share"] * total:
-                verdict.add("error", "roster-share-min", "units", category=name, points=points, currency=currency, percent=percent, share=category["min_share"])
+                verdict.add(
+                    "error",
+                    "roster-share-min",
+                    "units",
+                    category=name,
+                    points=points,
+                    currency=currency,
+                    percent=percent,
+                    share=category["min_share"],
+                )
             if category["max_share"] is not None and points * 100 > category["max_share"] * total:
-                verdict.add("error", "roster-share-max", "units", category=name, points=points, currency=currency, percent=percent, share=category["max_share"])
+                verdict.add(
+                    "error",
+                    "roster-share-max",
+                    "units",
+                    category=name,
+                    points=points,
+                    currency=currency,
+                    percent=percent,
+                    share=category["max_share"],
+                )
         least = category["min_game_points"]
         if least is not None and members and game is not None and game < least:
             verdict.add("error", "roster-category-size", "units", category=name, min=least, currency=currency)

@@ -57,7 +57,10 @@ def test_squadron_fleets_see_the_ships_of_the_list_they_use(exported: Path) -> N
     squadrons = json.loads((exported / "squadrons.json").read_text(encoding="utf-8"))
     star_wars = next(army for army in squadrons["lists"] if army["id"] == "star-wars-fleets")
     assert [u["name"] for u in star_wars["units"]] == ["Basic Ship Profile"]
-    assert squadrons["module"]["army_building"]["cost"]["surcharges"] == [{"min_upgrades": 5, "points": 10}, {"min_upgrades": 7, "points": 15}]
+    assert squadrons["module"]["army_building"]["cost"]["surcharges"] == [
+        {"min_upgrades": 5, "points": 10},
+        {"min_upgrades": 7, "points": 15},
+    ]
 
 
 def test_site_publishes_the_export_and_links_it(built_site: Path, exported: Path) -> None:

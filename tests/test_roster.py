@@ -174,7 +174,9 @@ def test_each_broken_rule_is_one_located_line(tmp_path: Path, exports: dict[str,
 
 
 def test_names_that_no_longer_exist_are_dropped_and_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = LEGAL.replace("[Slammer, Cleaver]", "[Slammer, Retired Blaster]") + "  - unit: Disbanded Gunners\n    models: [{model: Gunner}]\n"
+    text = (
+        LEGAL.replace("[Slammer, Cleaver]", "[Slammer, Retired Blaster]") + "  - unit: Disbanded Gunners\n    models: [{model: Gunner}]\n"
+    )
     path = roster(tmp_path, text)
     code, out = run(capsys, path)
     assert f"{path}:8:66: warning[roster-dropped]: dropped weapon 'Retired Blaster': Marauders has no such weapon" in out
@@ -201,9 +203,14 @@ def test_json_roster_and_squadron_surcharge(tmp_path: Path, capsys: pytest.Captu
     """A JSON roster reads like YAML; a ship with five upgrades pays the data's surcharge of 10."""
     upgrades = ["Speed 1", "Skilled 1", "Skilled 2", "Command 1", "Speed 2"]
     text = json.dumps(
-        {"module": "squadrons", "list": "Building a Squadron", "units": [{"unit": "Basic Ship Profile", "models": [{"model": "Basic Ship", "upgrades": upgrades}]}]}
+        {
+            "module": "squadrons",
+            "list": "Building a Squadron",
+            "units": [{"unit": "Basic Ship Profile", "models": [{"model": "Basic Ship", "upgrades": upgrades}]}],
+        }
     )
     code, out = run(capsys, roster(tmp_path, text, "fleet.json"), "--format", "json")
+    assert code == 1
     result = json.loads(out[0])
     # 15 + 3 + 5 + 4 + 2 × 4 (Command 1, times the other upgrades) + 5 + 10 surcharge; the options are not
     # offered by the unit in the data, so each upgrade is also reported as not offered.

@@ -213,7 +213,9 @@ def cadence_roster(path: Path) -> tuple[int, dict[str, Any]]:
 
 
 def page_verdict(page: Page) -> dict[str, Any]:
-    return page.evaluate("() => { const b = window.cadenceBuilder; const r = CadenceRoster.check(b.data, b.roster); return {total: r.total, unit_costs: r.unit_costs, problems: r.problems}; }")
+    return page.evaluate(
+        "() => { const b = window.cadenceBuilder; const r = CadenceRoster.check(b.data, b.roster); return {total: r.total, unit_costs: r.unit_costs, problems: r.problems}; }"
+    )
 
 
 def test_player_builds_shares_and_prints_a_fracture_army_on_a_phone(site: Browsing, artifacts: Path, tmp_path: Path) -> None:
