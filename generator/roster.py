@@ -8,13 +8,13 @@ comes from `points.build_model`, the function that verifies the printed figures.
 The roster format (format_version 1)::
 
     format_version: 1
-    module: fracture          # a module id
-    list: marauders           # an army list id or name
+    module: my-game           # a module id
+    list: raiders             # an army list id or name
     points: 1000              # the game size's points; the module's budget applies as well
     units:
-      - unit: Grunts
+      - unit: Scouts
         models:
-          - {model: Grunt, count: 5, weapons: [Autopistol], upgrades: [Commandos]}
+          - {model: Scout, count: 5, weapons: [Carbine], upgrades: [Camouflage]}
 
 Weapons and upgrades every model has (`fixed`) are never listed: they come with the model.
 """
