@@ -844,6 +844,7 @@
           if (location.hash.indexOf("#r=") === 0 && location.hash.slice(3) !== encode(builder.roster)) builder.start();
         });
         root.setAttribute("data-ready", "true");
+        if (window.performance && performance.mark) performance.mark("cadence-builder-ready");
       })
       .catch(function () {
         root.setAttribute("data-ready", "failed");
