@@ -243,6 +243,8 @@ def cmd_roster(args: argparse.Namespace) -> int:
     if any(p.code in ("io", "encoding") for p in errors):
         return EXIT_USAGE
     return EXIT_PROBLEMS if errors or (args.strict and problems) else EXIT_CLEAN
+
+
 def cmd_reference(args: argparse.Namespace) -> int:
     """Write data/REFERENCE.md, every key of the data format, from the model (`--check`: verify it is current)."""
     from .docs import reference_text
