@@ -51,8 +51,9 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),
+    frozenset({"export"}),
     frozenset({"pages", "staging"}),
-    frozenset({"importer", "diff"}),
+    frozenset({"importer", "diff", "roster"}),
     frozenset({"plugin", "cli"}),
 )
 
