@@ -192,6 +192,59 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write each module's resolved data as JSON (see docs/export.md), and the JSON Schema."""
+    import json
+
+    from .export import SCHEMA_PATH, export_project, json_schema, to_json
+
+    root = _project_root(args.project)
+    loaded = load_project(root, *_data_dir(root))
+    if loaded.errors or loaded.project is None:
+        print(format_problems(loaded.problems))
+        return EXIT_PROBLEMS
+    out = Path(args.out)
+    for module_id, exported in export_project(loaded.project).items():
+        target = out / f"{module_id}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(to_json(exported.data), encoding="utf-8")
+        print(f"wrote {target}")
+    schema = out / Path(SCHEMA_PATH).name
+    schema.write_text(json.dumps(json_schema(), indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {schema}")
+    return EXIT_CLEAN
+
+
+def cmd_roster(args: argparse.Namespace) -> int:
+    """Check a roster file against the project's data: the same verdicts as the builder page."""
+    import json
+
+    from .export import export_project
+    from .roster import check_roster_file
+
+    root = _project_root(args.project)
+    loaded = load_project(root, *_data_dir(root))
+    if loaded.errors or loaded.project is None:
+        print(format_problems(loaded.problems))
+        return EXIT_PROBLEMS
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"cadence: no roster file {args.file}", file=sys.stderr)
+        return EXIT_USAGE
+    verdict, problems, export = check_roster_file(path, args.file, export_project(loaded.project))
+    if args.format == "json":
+        print(json.dumps(verdict.as_json(), ensure_ascii=False))
+    else:
+        if export is not None:
+            currency = export.data["module"]["currency"]
+            print(f"{args.file}: total {verdict.total} {currency['name'] if currency else ''}".rstrip())
+        print(format_problems(problems, args.format))
+    errors = [p for p in problems if p.severity is Severity.ERROR]
+    if any(p.code in ("io", "encoding") for p in errors):
+        return EXIT_USAGE
+    return EXIT_PROBLEMS if errors or (args.strict and problems) else EXIT_CLEAN
+
+
 def cmd_reference(args: argparse.Namespace) -> int:
     """Write data/REFERENCE.md, every key of the data format, from the model (`--check`: verify it is current)."""
     from .docs import reference_text
@@ -292,6 +345,12 @@ def parser() -> argparse.ArgumentParser:
     search.add_argument("--game", help="rank as a reader on this module's pages does (a module id: the folder of its pages)")
     schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
     schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
+    export = sub.add_parser("export", help="write each module's resolved data as versioned JSON, with its JSON Schema")
+    export.add_argument("--out", default="export", help="folder to write into (default: export)")
+    roster = sub.add_parser("roster", help="check a roster (YAML or JSON) against the data; exit 1 when it breaks a rule")
+    roster.add_argument("file")
+    roster.add_argument("--format", choices=(*FORMATS,), default="text")
+    roster.add_argument("--strict", action="store_true", help="warnings (dropped names) count as problems")
     reference = sub.add_parser("reference", help="write data/REFERENCE.md, every key of the data format, from the model")
     reference.add_argument("--check", action="store_true", help="only check that the committed reference is current")
     diff = sub.add_parser("diff", help="what changed in game terms between two git revisions or folders")
@@ -318,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "serve": cmd_serve,
         "search": cmd_search,
         "schema": cmd_schema,
+        "export": cmd_export,
+        "roster": cmd_roster,
         "reference": cmd_reference,
         "diff": cmd_diff,
         "import": cmd_import,

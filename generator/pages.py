@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .catalogue import Project, assemble
 from .checks import read_words, run_checks
+from .export import builder_outputs
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import load_directory, read_text
@@ -84,6 +85,8 @@ class Generated:
     pages: dict[str, str]
     renderer: Renderer
     resolved: Resolved
+    #: Other generated files by site path (the builder's script and style, the published JSON).
+    files: dict[str, str] = field(default_factory=dict)
 
     @property
     def site_map(self) -> SiteMap:
@@ -109,7 +112,7 @@ def generate(
 
     resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)
     renderer = Renderer(resolved, template_dirs or [])
-    pages: dict[str, str] = {}
+    pages, files = builder_outputs(project, renderer)
     for module in project.modules.values():
         pages[f"{module.id}/index"] = renderer.module_index(module)
         if module.errata:
@@ -126,7 +129,7 @@ def generate(
     if "rules_index" in landing:
         pages[landing["rules_index"]] = renderer.rules_index_page(landing["rules_index"])
     pages["licences"] = renderer.licences_page("licences")
-    return Generated(pages, renderer, resolved)
+    return Generated(pages, renderer, resolved, files)
 
 
 def navigation(project: Project, content: dict[str, str], titles: dict[str, str]) -> list[object]:

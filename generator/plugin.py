@@ -76,6 +76,10 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             if existing is not None:
                 raise PluginError(f"{config.docs_dir}/{uri}: error[page-collision]: a hand-written page has the path of a generated page")
             files.append(File.generated(config, uri, content=text))
+        for path, text in self.generated.files.items():
+            if files.get_file_from_path(path) is not None:
+                raise PluginError(f"{config.docs_dir}/{path}: error[page-collision]: a hand-written file has the path of a generated file")
+            files.append(File.generated(config, path, content=text))
         if files.get_file_from_path(STYLESHEET) is None:
             css = resources.files("generator").joinpath("assets/rules.css").read_text(encoding="utf-8")
             files.append(File.generated(config, STYLESHEET, content=css))

@@ -51,8 +51,9 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),
+    frozenset({"export"}),
     frozenset({"pages", "staging", "search_entries", "offline"}),
-    frozenset({"importer", "diff", "search"}),
+    frozenset({"importer", "diff", "search", "roster"}),
     frozenset({"plugin", "cli"}),
 )
 

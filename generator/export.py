@@ -1,0 +1,523 @@
+"""The resolved model as open, versioned JSON: one document per module.
+
+Other tools (and the army builder in the site) read these documents instead of keeping their own
+copy of the data. Every name is resolved here, once, through the same catalogue scopes the checker
+uses; the document carries ids, so a reader never repeats the scope rules. Costs are exported as the
+inputs of `points.build_model` (model, weapon and upgrade costs and the module's cost rules), and the
+roster checker's message templates travel with the data so that every runtime prints the same words.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalogue import ListEntry, Project, Scope
+from .model import CostRules, Model, Module, Range, SpecialRule, Unit, Upgrade, Weapon, slugify
+from .points import cost
+
+#: Bumped whenever a reader would misread a document of the previous version.
+FORMAT_VERSION = 1
+
+#: Where a module's document is published in the site (cannot collide with a page: pages end in .html).
+DATA_PATH = "{module}/data.json"
+#: Where the JSON Schema of the documents is published.
+SCHEMA_PATH = "assets/rules-export.schema.json"
+
+#: The roster checker's messages, by problem code. Placeholders are `{name}`; both the Python checker
+#: and the builder page fill them from the same values, so both print the same words.
+MESSAGES: dict[str, str] = {
+    "roster-format": "{what} must be {expected}",
+    "roster-unknown-module": "the roster is for '{name}', but this data is for '{module}'",
+    "roster-unknown-list": "'{name}' is not one of the lists of {module}",
+    "roster-dropped": "dropped {what} '{name}': {owner} has no such {what}",
+    "roster-total": "the army costs {total} {currency}, more than the {limit} {currency} it may spend",
+    "roster-budget": "the army costs {total} {currency}, more than the budget of {limit} {currency}",
+    "roster-max-units": "the army has {count} units; at most {max} are allowed",
+    "roster-per-army-min": "the army must include at least {min} '{unit}' (it has {count})",
+    "roster-per-army-max": "the army may include at most {max} '{unit}' (it has {count})",
+    "roster-per-unit": "'{unit}' is taken {count} times; one for every '{other}' allows {allowed}",
+    "roster-taken-in": "'{unit}' is taken {count} times; it comes in groups of {size}",
+    "roster-share-min": "{category} costs {points} {currency}, {percent}% of the army; it must be at least {share}%",
+    "roster-share-max": "{category} costs {points} {currency}, {percent}% of the army; it may be at most {share}%",
+    "roster-category-min": "the army has {count} {category} units; it needs at least {min}",
+    "roster-category-max": "the army has {count} {category} units; it may have at most {max}",
+    "roster-category-size": "{category} units are used only in games of at least {min} {currency}",
+    "roster-models-min": "'{unit}' has {count} models; it needs at least {min}",
+    "roster-models-max": "'{unit}' has {count} models; it may have at most {max}",
+    "roster-model-limit": "'{unit}' has {count} '{model}'; it may have at most {max}",
+    "roster-weapon": "'{model}' in '{unit}' may not take '{weapon}'",
+    "roster-weapon-count-min": "'{model}' in '{unit}' takes {count} weapons; it needs at least {min}",
+    "roster-weapon-count-max": "'{model}' in '{unit}' takes {count} weapons; it may take at most {max}",
+    "roster-same-weapons": "every model in '{unit}' must carry the same weapons",
+    "roster-upgrade": "'{model}' in '{unit}' may not take '{upgrade}'",
+    "roster-upgrade-count-min": "'{model}' in '{unit}' takes {count} upgrades; it needs at least {min}",
+    "roster-upgrade-count-max": "'{model}' in '{unit}' takes {count} upgrades; it may take at most {max}",
+    "roster-spending-cap": "'{model}' in '{unit}' spends {spent} {currency} on weapons and upgrades, more than its cap of {cap}",
+    "roster-item-budget": "the army spends {over} {currency} beyond {each} {currency} per unit, more than the shared {pool}",
+    "roster-link": "the roster in this link could not be read; nothing was loaded from it",
+}
+
+
+@dataclass
+class ModuleExport:
+    """One module's document, and the model objects behind its ids (for costing in Python)."""
+
+    data: dict[str, Any]
+    models: dict[str, Model] = field(default_factory=dict)
+    weapons: dict[str, Weapon] = field(default_factory=dict)
+    upgrades: dict[str, Upgrade] = field(default_factory=dict)
+    cost_rules: CostRules | None = None
+
+
+def _range(rng: Range | None) -> dict[str, Any] | None:
+    if rng is None:
+        return None
+    return {"min": rng.min, "max": rng.max}
+
+
+def _number(value: object) -> int | None:
+    """The largest whole number written in a game size ('500-1000' → 1000, 'up to 2000' → 2000)."""
+    digits = "".join(c if c.isdigit() else " " for c in str(value)).split()
+    return max((int(d) for d in digits), default=None)
+
+
+class _ListExporter:
+    """Resolves one army list's units, weapons, upgrades and rules into id-keyed tables."""
+
+    def __init__(self, project: Project, entry: ListEntry, out: ModuleExport, rules: dict[str, Any]) -> None:
+        self.project = project
+        self.entry = entry
+        self.scope: Scope = project.list_scope(entry)
+        self.out = out
+        self.rules = rules
+        self.weapons: dict[str, Any] = {}
+        self.upgrades: dict[str, Any] = {}
+        self._ids: dict[int, str] = {}
+        self._rule_ids: dict[int, str] = {}
+
+    def _key(self, kind: str, obj: Any) -> str:
+        """A stable id for a weapon or upgrade object: its slug, numbered on a clash within the list."""
+        if id(obj) in self._ids:
+            return self._ids[id(obj)]
+        table = self.weapons if kind == "w" else self.upgrades
+        base = f"{self.entry.army_list.id}/{slugify(obj.name)}"
+        key, n = base, 2
+        while key in table:
+            key, n = f"{base}-{n}", n + 1
+        self._ids[id(obj)] = key
+        return key
+
+    def rule_uses(self, uses: tuple[str, ...]) -> list[dict[str, Any]]:
+        """Each use as written, with the id of the rule it names (None when it names none)."""
+        out = []
+        for use in uses:
+            found = self.project.rule(use, self.scope)
+            out.append({"text": str(use), "rule": self.rule(found.item, found.scope) if found else None})
+        return out
+
+    def rule(self, rule: SpecialRule, scope_key: str) -> str:
+        if id(rule) in self._rule_ids:
+            return self._rule_ids[id(rule)]
+        key = f"{scope_key}#{rule.id or slugify(rule.name)}"
+        if key not in self.rules:
+            from .render import plain
+
+            self.rules[key] = {"name": rule.name, "title": self.project.rule_title(rule), "kind": rule.kind, "text": plain(rule.text)}
+        self._rule_ids[id(rule)] = key
+        return key
+
+    def weapon(self, weapon: Weapon) -> str:
+        key = self._key("w", weapon)
+        if key not in self.weapons:
+            self.weapons[key] = {
+                "name": weapon.name,
+                "points": weapon.points,
+                "profile": dict(weapon.profile or {}),
+                "rules": self.rule_uses(weapon.rules),
+                "modes": [{"name": m.name, "profile": dict(m.profile), "rules": self.rule_uses(m.rules)} for m in weapon.modes],
+            }
+            self.out.weapons[key] = weapon
+        return key
+
+    def upgrade(self, upgrade: Upgrade) -> str:
+        key = self._key("u", upgrade)
+        if key not in self.upgrades:
+            self.upgrades[key] = {
+                "name": upgrade.name,
+                "type": upgrade.type,
+                "points": upgrade.points,
+                "cost": cost(upgrade.points),
+                "cost_per_other_upgrade": upgrade.cost_per_other_upgrade,
+                "effect": _plain(upgrade.effect),
+                "limit": upgrade.limit,
+                "sets": dict(upgrade.sets),
+                "grants": self.rule_uses(upgrade.grants),
+            }
+            self.out.upgrades[key] = upgrade
+        return key
+
+    def weapons_named(self, name: str) -> list[str]:
+        """A name in a unit's options: a weapon list (all its weapons) or one weapon."""
+        found_list = self.project.one("weapon_lists", name, self.scope)
+        if found_list is not None:
+            return [self.weapon(w) for w in found_list.weapons]
+        found = self.project.one("weapons", name, self.scope) or self.project.one(
+            "weapons", self.project.parse_use(name, self.scope).name, self.scope
+        )
+        return [self.weapon(found)] if found is not None else []
+
+    def unit(self, unit: Unit, unit_ids: dict[str, str]) -> dict[str, Any]:
+        uid = f"{self.entry.army_list.id}/{unit.id or slugify(unit.name)}"
+        models = []
+        for index, model in enumerate(unit.models):
+            self.out.models[f"{uid}#{index}"] = model
+            models.append(
+                {"name": model.name, "points": model.points, "profile": dict(model.profile), "rules": self.rule_uses(model.rules)}
+            )
+        composition = unit.composition
+        weapons = unit.weapons
+        upgrades = unit.upgrades
+        per_unit = composition.per_unit if composition else None
+        return {
+            "id": uid,
+            "name": unit.name,
+            "category": unit.category,
+            "spending_cap": unit.spending_cap,
+            "models": models,
+            "composition": {
+                "models": _range(composition.models if composition else None),
+                "per_army": _range(composition.per_army if composition else None),
+                "shared_with": [
+                    unit_ids.get(slugify(n), n) for n in (composition.per_army.shared_with if composition and composition.per_army else ())
+                ],
+                "per_unit": {"unit": unit_ids.get(slugify(per_unit.unit), per_unit.unit), "max": per_unit.max} if per_unit else None,
+                "limits": [{"model": limit.model, "max": limit.max} for limit in (composition.limits if composition else ())],
+                "taken_in": composition.taken_in if composition else None,
+            },
+            "weapons": {
+                "fixed": [k for n in (weapons.fixed if weapons else ()) for k in self.weapons_named(n)],
+                "by_model": {m.model: [k for n in m.fixed for k in self.weapons_named(n)] for m in (weapons.by_model if weapons else ())},
+                "options": [
+                    {"weapons": [k for n in (*o.lists, *o.weapons) for k in self.weapons_named(n)], "min": o.min, "max": o.max}
+                    for o in (weapons.options if weapons else ())
+                ],
+                "swaps": [
+                    {"with": [k for n in (*s.with_, *s.lists) for k in self.weapons_named(n)], "models": s.models}
+                    for s in (weapons.swaps if weapons else ())
+                ],
+                "same": bool(weapons and weapons.same),
+                "total": _range(weapons.total if weapons else None),
+            },
+            "upgrades": {
+                "fixed": [
+                    self.upgrade(u) for n in (upgrades.fixed if upgrades else ()) if (u := self.project.one("upgrades", n, self.scope))
+                ],
+                "options": [
+                    {"upgrade": self.upgrade(u), "models": list(o.models) if not isinstance(o, str) else []}
+                    for o in (upgrades.options if upgrades else ())
+                    if (u := self.project.one("upgrades", o if isinstance(o, str) else o.name, self.scope))
+                ],
+                "min": upgrades.min if upgrades else None,
+                "max": upgrades.max if upgrades else None,
+            },
+        }
+
+    def export(self) -> dict[str, Any]:
+        scopes = [s for s in self.scope.chain() if "/" in s.key]
+        units = list({id(u): u for s in scopes for u in s.units.values()}.values())
+        unit_ids = {slugify(u.id or u.name): f"{self.entry.army_list.id}/{u.id or slugify(u.name)}" for u in units}
+        exported = [self.unit(u, unit_ids) for u in units]
+        # Every weapon and upgrade in scope, so that a roster naming one the unit may not take is told
+        # so, rather than told it does not exist.
+        for s in scopes:
+            for found in s.weapons.values():
+                for w in found:
+                    self.weapon(w)
+            for found_upgrades in s.upgrades.values():
+                for u in found_upgrades:
+                    self.upgrade(u)
+        return {
+            "id": self.entry.army_list.id,
+            "name": self.entry.army_list.name,
+            "page": self.entry.page,
+            "units": exported,
+            "weapons": self.weapons,
+            "upgrades": self.upgrades,
+        }
+
+
+def _plain(text: str) -> str:
+    from .render import plain
+
+    return plain(text) if text else ""
+
+
+def _module_info(project: Project, module: Module) -> dict[str, Any]:
+    building = module.army_building
+    terms = module.terms
+    return {
+        "id": module.id,
+        "title": module.title,
+        "currency": {"name": module.currency.name, "label": module.currency.label} if module.currency else None,
+        "terms": {k: getattr(terms, k) for k in ("model", "weapon", "upgrade", "effect", "rules", "count", "type")},
+        "army_building": None
+        if building is None
+        else {
+            "budget": building.budget,
+            "max_units": building.max_units,
+            "per_item_budget": building.per_item_budget,
+            "pooled_budget_per_item": building.pooled_budget_per_item,
+            "categories": [
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "min_share": c.min_share,
+                    "max_share": c.max_share,
+                    "units": _range(c.units),
+                    "counts_as": c.counts_as,
+                    "min_game_points": c.min_game_points,
+                }
+                for c in building.categories
+            ],
+            "game_sizes": [{"name": g.name, "points": g.points, "limit": _number(g.points)} for g in building.game_sizes],
+            "cost": {
+                "surcharges": [{"min_upgrades": s.min_upgrades, "points": s.points} for s in building.cost.surcharges],
+                "weapons_count_as_upgrades": building.cost.weapons_count_as_upgrades,
+            }
+            if building.cost
+            else None,
+            "text": _plain(building.text),
+        },
+    }
+
+
+def buildable_lists(project: Project, module: Module) -> list[ListEntry]:
+    """The module's lists a roster can be built from: those with units in scope."""
+    return [e for e in project.lists if e.module == module.id and any(s.units for s in project.list_scope(e).chain() if "/" in s.key)]
+
+
+def export_module(project: Project, module: Module) -> ModuleExport:
+    """The module's document: system, module, lists with resolved units, rules used, messages."""
+    system = project.system
+    rules: dict[str, Any] = {}
+    out = ModuleExport(data={}, cost_rules=module.army_building.cost if module.army_building else None)
+    lists = [_ListExporter(project, entry, out, rules).export() for entry in buildable_lists(project, module)]
+    out.data = {
+        "format_version": FORMAT_VERSION,
+        "system": {
+            "id": system.id,
+            "name": system.name,
+            "profiles": {
+                kind: [{"key": c.key, "label": c.label, "name": c.name} for c in getattr(system.profiles, kind)]
+                for kind in ("model", "weapon")
+            },
+        },
+        "module": _module_info(project, module),
+        "lists": lists,
+        "rules": rules,
+        "messages": MESSAGES,
+    }
+    return out
+
+
+def export_project(project: Project) -> dict[str, ModuleExport]:
+    """Every module with a list to build from, by module id."""
+    return {m.id: export_module(project, m) for m in project.ordered_modules() if buildable_lists(project, m)}
+
+
+def to_json(data: dict[str, Any]) -> str:
+    """Compact, stable JSON: the published file is read by machines and sent to phones."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a module document (format_version 1)."""
+    nullable_int = {"type": ["integer", "null"]}
+    rng = {"type": ["object", "null"], "properties": {"min": nullable_int, "max": nullable_int}, "additionalProperties": False}
+    value = {"type": ["integer", "string"]}
+    profile = {"type": "object", "additionalProperties": value}
+    uses = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["text", "rule"],
+            "properties": {"text": {"type": "string"}, "rule": {"type": ["string", "null"]}},
+        },
+    }
+    ids = {"type": "array", "items": {"type": "string"}}
+    unit = {
+        "type": "object",
+        "required": ["id", "name", "models", "composition", "weapons", "upgrades"],
+        "properties": {
+            "id": {"type": "string"},
+            "name": {"type": "string"},
+            "category": {"type": ["string", "null"]},
+            "spending_cap": nullable_int,
+            "models": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "points", "profile", "rules"],
+                    "properties": {"name": {"type": "string"}, "points": nullable_int, "profile": profile, "rules": uses},
+                },
+            },
+            "composition": {
+                "type": "object",
+                "properties": {
+                    "models": rng,
+                    "per_army": rng,
+                    "shared_with": ids,
+                    "per_unit": {"type": ["object", "null"], "properties": {"unit": {"type": "string"}, "max": {"type": "integer"}}},
+                    "limits": {
+                        "type": "array",
+                        "items": {"type": "object", "properties": {"model": {"type": "string"}, "max": {"type": "integer"}}},
+                    },
+                    "taken_in": nullable_int,
+                },
+            },
+            "weapons": {
+                "type": "object",
+                "properties": {
+                    "fixed": ids,
+                    "by_model": {"type": "object", "additionalProperties": ids},
+                    "options": {
+                        "type": "array",
+                        "items": {"type": "object", "properties": {"weapons": ids, "min": {"type": "integer"}, "max": {"type": "integer"}}},
+                    },
+                    "swaps": {"type": "array", "items": {"type": "object", "properties": {"with": ids, "models": value}}},
+                    "same": {"type": "boolean"},
+                    "total": rng,
+                },
+            },
+            "upgrades": {
+                "type": "object",
+                "properties": {
+                    "fixed": ids,
+                    "options": {"type": "array", "items": {"type": "object", "properties": {"upgrade": {"type": "string"}, "models": ids}}},
+                    "min": nullable_int,
+                    "max": nullable_int,
+                },
+            },
+        },
+    }
+    weapon = {
+        "type": "object",
+        "required": ["name", "points", "profile", "rules", "modes"],
+        "properties": {"name": {"type": "string"}, "points": nullable_int, "profile": profile, "rules": uses, "modes": {"type": "array"}},
+    }
+    upgrade = {
+        "type": "object",
+        "required": ["name", "points", "cost", "cost_per_other_upgrade", "effect", "sets", "grants"],
+        "properties": {
+            "name": {"type": "string"},
+            "type": {"type": ["string", "null"]},
+            "points": {"type": ["integer", "string", "null"]},
+            "cost": {"type": "integer"},
+            "cost_per_other_upgrade": {"type": "boolean"},
+            "effect": {"type": "string"},
+            "limit": {"type": ["string", "null"]},
+            "sets": profile,
+            "grants": uses,
+        },
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Cadence Rules module export",
+        "type": "object",
+        "required": ["format_version", "system", "module", "lists", "rules", "messages"],
+        "properties": {
+            "format_version": {"const": FORMAT_VERSION},
+            "system": {"type": "object", "required": ["id", "name", "profiles"]},
+            "module": {"type": "object", "required": ["id", "title", "currency", "terms", "army_building"]},
+            "lists": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "name", "page", "units", "weapons", "upgrades"],
+                    "properties": {
+                        "units": {"type": "array", "items": unit},
+                        "weapons": {"type": "object", "additionalProperties": weapon},
+                        "upgrades": {"type": "object", "additionalProperties": upgrade},
+                    },
+                },
+            },
+            "rules": {
+                "type": "object",
+                "additionalProperties": {"type": "object", "required": ["name", "title", "kind", "text"]},
+            },
+            "messages": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+    }
+
+
+# --- publishing in the site ----------------------------------------------------------------------
+
+#: The builder's structural words (its own controls, not the game's); the template passes them to
+#: the page, and a project translates them by overriding `builder.md.j2`.
+BUILDER_UI = {
+    "list": "List",
+    "size": "Game size",
+    "limit": "Limit",
+    "total": "Total",
+    "unit": "Unit",
+    "add": "Add",
+    "remove": "Remove",
+    "group": "Add models",
+    "copy": "Copy link",
+    "export": "Save file",
+    "import": "Open file",
+    "print": "Print",
+}
+
+BUILDER_SCRIPT = "assets/javascripts/builder.js"
+BUILDER_STYLESHEET = "assets/stylesheets/builder.css"
+
+
+def builder_page(module_id: str) -> str:
+    return f"{module_id}/builder"
+
+
+def builder_paths(project: Project) -> dict[str, str]:
+    """The builder pages' site paths, with the file that makes each (for collision messages)."""
+    return {builder_page(m.id): project.module_files[m.id] for m in project.modules.values() if buildable_lists(project, m)}
+
+
+def _relative(page: str, target: str) -> str:
+    """A URL from a page (site path without .html) to a site file; pages are not directory URLs."""
+    import posixpath
+
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+
+
+def builder_outputs(project: Project, renderer: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """The builder pages (Markdown, by site path) and the files they read (JSON, script, style, schema)."""
+    import html
+    from importlib import resources
+
+    pages: dict[str, str] = {}
+    files: dict[str, str] = {}
+    assets = resources.files("generator").joinpath("assets")
+    for module_id, exported in export_project(project).items():
+        module = project.modules[module_id]
+        page = builder_page(module_id)
+        renderer.map.titles[page] = f"{module.title}: Roster"
+        data_path = DATA_PATH.format(module=module_id)
+        files[data_path] = to_json(exported.data)
+        pages[page] = renderer._render(
+            "builder.md.j2",
+            page,
+            project.scopes[module_id],
+            module=module,
+            lists=buildable_lists(project, module),
+            data_src=html.escape(_relative(page, data_path), quote=True),
+            script=html.escape(_relative(page, BUILDER_SCRIPT), quote=True),
+            stylesheet=html.escape(_relative(page, BUILDER_STYLESHEET), quote=True),
+            ui=html.escape(json.dumps(BUILDER_UI, ensure_ascii=False), quote=True),
+        )
+    if pages:
+        files[BUILDER_SCRIPT] = assets.joinpath("builder.js").read_text(encoding="utf-8")
+        files[BUILDER_STYLESHEET] = assets.joinpath("builder.css").read_text(encoding="utf-8")
+        files[SCHEMA_PATH] = json.dumps(json_schema(), indent=2) + "\n"
+    return pages, files

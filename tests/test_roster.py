@@ -1,0 +1,226 @@
+"""`cadence roster`: one located line per broken army-building rule, exit codes as `cadence check`.
+
+Each case is a small roster and the exact line it must produce; the expected totals are added up by
+hand from the printed army lists, never by calling the cost functions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from generator.export import ModuleExport, export_project
+from generator.pages import load_project
+from generator.report import format_problems
+from generator.roster import check_roster_file
+
+from .conftest import REPO
+
+WASTELAND = REPO / "examples" / "wasteland-tactics"
+
+
+def roster(tmp_path: Path, text: str, name: str = "roster.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], path: Path, *extra: str, project: Path = REPO) -> tuple[int, list[str]]:
+    code = main(["-C", str(project), "roster", str(path), *extra])
+    return code, capsys.readouterr().out.splitlines()
+
+
+LEGAL = """\
+format_version: 1
+module: fracture
+list: Marauders
+points: 1000
+units:
+  - unit: Warlord
+    models:
+      - {model: Warlord in Juggernaut Armour, weapons: [Slammer, Cleaver], upgrades: [Big Boss]}
+  - unit: Grunts
+    models:
+      - {model: Grunt, count: 10, weapons: [Scattergun, Frag Grenade]}
+  - unit: Grunts
+    models: [{model: Grunt, count: 10, weapons: [Scattergun, Frag Grenade]}]
+  - unit: Grunts
+    models: [{model: Grunt, count: 10, weapons: [Scattergun, Frag Grenade]}]
+  - unit: Hauler
+    models:
+      - {model: Hauler, weapons: [Havoc Rockets]}
+"""
+
+
+def test_legal_roster_is_clean_with_its_total(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, roster(tmp_path, LEGAL))
+    # 110 + 15 + 5 + 2 (Warlord) + 3 × 10 × (8 + 2 + 2) (Grunts) + 90 + 10 (Hauler)
+    assert out[0].endswith("total 592 points")
+    assert out[-1] == "no problems found"
+    assert code == 0
+
+
+def test_json_output_has_total_unit_costs_and_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, roster(tmp_path, LEGAL.replace("points: 1000", "points: 300")), "--format", "json")
+    result = json.loads(out[0])
+    assert result["total"] == 592 and result["unit_costs"] == [132, 120, 120, 120, 100]
+    assert result["problems"] == [
+        {
+            "severity": "error",
+            "code": "roster-total",
+            "message": "the army costs 592 points, more than the 300 points it may spend",
+            "path": "points",
+        }
+    ]
+    assert code == 1
+
+
+CASES = [
+    pytest.param(
+        LEGAL + "  - unit: Warlord\n    models:\n      - {model: Warlord}\n",
+        "roster.yaml:5:1: error[roster-per-army-max]: the army may include at most 1 'Warlord' (it has 2)",
+        id="per-army",
+    ),
+    pytest.param(
+        LEGAL + "  - unit: Hauler\n    models:\n      - {model: Hauler, weapons: [Havoc Rockets]}\n" * 3,
+        "roster.yaml:5:1: error[roster-per-unit]: 'Hauler' is taken 4 times; one for every 'Grunts' allows 3",
+        id="one-for-every",
+    ),
+    pytest.param(
+        LEGAL.replace("count: 10,", "count: 3,", 1),
+        "roster.yaml:9:5: error[roster-models-min]: 'Grunts' has 3 models; it needs at least 5",
+        id="models-in-composition",
+    ),
+    pytest.param(
+        LEGAL.replace("[Scattergun, Frag Grenade]", "[Scattergun, Earthshaker]", 1),
+        "roster.yaml:11:57: error[roster-weapon]: 'Grunt' in 'Grunts' may not take 'Earthshaker'",
+        id="weapon-not-offered",
+    ),
+    pytest.param(
+        LEGAL.replace("weapons: [Havoc Rockets]", "weapons: []"),
+        "roster.yaml:18:9: error[roster-weapon-count-min]: 'Hauler' in 'Hauler' takes 0 weapons; it needs at least 1",
+        id="weapon-count",
+    ),
+    pytest.param(
+        LEGAL.replace("upgrades: [Big Boss]", "upgrades: [Rocket Pack]"),
+        "roster.yaml:8:87: error[roster-upgrade]: 'Warlord in Juggernaut Armour' in 'Warlord' may not take 'Rocket Pack'",
+        id="upgrade-not-offered",
+    ),
+    pytest.param(
+        LEGAL.split("  - unit: Grunts")[0],
+        "roster.yaml:5:1: error[roster-share-max]: Command costs 132 points, 100% of the army; it may be at most 25%",
+        id="category-share",
+    ),
+    pytest.param(
+        "module: fracture\nlist: Marauders\nunits:\n  - unit: Wreckers\n    models:\n"
+        "      - {model: Wrecker, count: 2, weapons: [Spitfire]}\n      - {model: Wrecker, count: 1, weapons: [Scorcher]}\n",
+        "roster.yaml:4:5: error[roster-same-weapons]: every model in 'Wreckers' must carry the same weapons",
+        id="same-weapons",
+    ),
+    pytest.param(
+        "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models:\n"
+        "      - {model: Leader, weapons: [Shotgun, Rifle], upgrades: [Aces Wild, Horse]}\n"
+        "  - unit: Hired Guns\n    models: [{model: Hired Gun}]\n  - unit: Hired Guns\n    models: [{model: Hired Gun}]\n",
+        # 18 + 12 + 20 + 16 dollars of gear on a Leader whose cap is 60
+        "roster.yaml:6:9: error[roster-spending-cap]: 'Leader' in 'Gang Leader' spends 66 dollars on weapons and upgrades, more than its cap of 60",
+        id="spending-cap",
+    ),
+    pytest.param(
+        "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models: [{model: Leader}]\n",
+        "roster.yaml:3:1: error[roster-per-army-min]: the army must include at least 2 'Hired Guns' (it has 0)",
+        id="required-units",
+    ),
+    pytest.param(
+        "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
+        "      - {model: Leader, count: 2}\n      - {model: Hunter, count: 3}\n      - {model: Civilian, count: 5}\n",
+        "roster.yaml:4:5: error[roster-model-limit]: 'Survivor Groups' has 2 'Leader'; it may have at most 1",
+        id="model-limit",
+    ),
+    pytest.param(
+        "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
+        "      - {model: Leader, count: 1}\n      - {model: Civilian, count: 10}\n",
+        # 16 + 10 × 9
+        "roster.yaml:3:1: error[roster-budget]: the army costs 106 points, more than the budget of 100 points",
+        id="budget",
+    ),
+    pytest.param(
+        "module: scraplands\nlist: Building a Team\nunits:\n"
+        "  - unit: Cars\n    models: [{model: Truck, weapons: [Rocket Launcher], upgrades: [Turret, Built to Last, Armour Plates]}]\n"
+        "  - unit: Cars\n    models: [{model: Wreck}]\n",
+        # the Truck costs 250 + 115 + 55 + 50 + 50 = 520: 270 beyond 250, and the two cars share 2 × 100
+        "roster.yaml:3:1: error[roster-item-budget]: the army spends 270 credits beyond 250 credits per unit, more than the shared 200",
+        id="item-budget-and-pool",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def exports() -> dict[str, ModuleExport]:
+    loaded = load_project(REPO)
+    assert loaded.project is not None
+    return export_project(loaded.project)
+
+
+@pytest.mark.parametrize(("text", "line"), CASES)
+def test_each_broken_rule_is_one_located_line(tmp_path: Path, exports: dict[str, ModuleExport], text: str, line: str) -> None:
+    """The function `cadence roster` calls, on the data loaded once (the command itself is run above and below)."""
+    path = roster(tmp_path, text)
+    _verdict, problems, _export = check_roster_file(path, "roster.yaml", exports)
+    lines = format_problems(problems).splitlines()
+    assert line in lines, "\n".join(lines)
+
+
+def test_names_that_no_longer_exist_are_dropped_and_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (
+        LEGAL.replace("[Slammer, Cleaver]", "[Slammer, Retired Blaster]") + "  - unit: Disbanded Gunners\n    models: [{model: Gunner}]\n"
+    )
+    path = roster(tmp_path, text)
+    code, out = run(capsys, path)
+    assert f"{path}:8:66: warning[roster-dropped]: dropped weapon 'Retired Blaster': Marauders has no such weapon" in out
+    assert f"{path}:19:11: warning[roster-dropped]: dropped unit 'Disbanded Gunners': Marauders has no such unit" in out
+    assert out[0].endswith("total 590 points")  # the blaster is gone, the rest is priced
+    assert code == 0
+    assert run(capsys, path, "--strict")[0] == 1
+
+
+def test_bad_values_and_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = roster(tmp_path, LEGAL.replace("points: 1000", "points: lots"))
+    code, out = run(capsys, path)
+    assert f"{path}:4:9: error[roster-format]: points must be a whole number" in out and code == 1
+    path = roster(tmp_path, LEGAL.replace("module: fracture", "module: chess"))
+    code, out = run(capsys, path)
+    assert any("error[roster-unknown-module]: the roster is for 'chess'" in o for o in out) and code == 1
+    path = roster(tmp_path, "units: [\n", "broken.yaml")
+    code, out = run(capsys, path)
+    assert out[0].startswith(f"{path}:") and "error[yaml]" in out[0] and code == 1
+    assert run(capsys, tmp_path / "missing.yaml")[0] == 2
+
+
+def test_json_roster_and_squadron_surcharge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A JSON roster reads like YAML; a ship with five upgrades pays the data's surcharge of 10."""
+    upgrades = ["Speed 1", "Skilled 1", "Skilled 2", "Command 1", "Speed 2"]
+    text = json.dumps(
+        {
+            "module": "squadrons",
+            "list": "Building a Squadron",
+            "units": [{"unit": "Basic Ship Profile", "models": [{"model": "Basic Ship", "upgrades": upgrades}]}],
+        }
+    )
+    code, out = run(capsys, roster(tmp_path, text, "fleet.json"), "--format", "json")
+    assert code == 1
+    result = json.loads(out[0])
+    # 15 + 3 + 5 + 4 + 2 × 4 (Command 1, times the other upgrades) + 5 + 10 surcharge; the options are not
+    # offered by the unit in the data, so each upgrade is also reported as not offered.
+    assert result["total"] == 50
+    assert {p["code"] for p in result["problems"]} == {"roster-upgrade"}
+
+
+def test_wasteland_category_unit_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = "module: core-rules\nlist: profiles-in-the-rules\npoints: 1000\nunits: []\n"
+    code, out = run(capsys, roster(tmp_path, text), project=WASTELAND)
+    assert any(line.endswith("error[roster-category-min]: the army has 0 Command units; it needs at least 1") for line in out)
+    assert any(line.endswith("error[roster-category-min]: the army has 0 Troops units; it needs at least 3") for line in out)
+    assert code == 1
