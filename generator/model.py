@@ -158,6 +158,10 @@ class Terms(Record):
     rules: str = field(default="Special Rules", metadata=doc("Header of the special rules column."))
     count: str = field(default="Count", metadata=doc("Header of the model count column."))
     type: str = field(default="Type", metadata=doc("Header of the upgrade type column."))
+    rules_used: str = field(default="Rules Used", metadata=doc("Heading of the list of rules a page mentions, with their text."))
+    definition: str = field(default="Full definition", metadata=doc("Link from a rule's pop-up to where the rule is defined."))
+    close: str = field(default="Close", metadata=doc("Button that closes a rule's pop-up."))
+    jump: str = field(default="Jump to", metadata=doc("Label of an army list's quick links to its units."))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,6 +23,8 @@ log = logging.getLogger("mkdocs.plugins.rules")
 
 #: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
 STYLESHEET = "assets/stylesheets/rules.css"
+#: The generator's own script (rule pop-ups), added to every site; pages work without it.
+SCRIPT = "assets/javascripts/rules.js"
 
 
 class RulesPlugin(BasePlugin[RulesConfig]):
@@ -57,6 +59,11 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
         if STYLESHEET not in config.extra_css:
             config.extra_css.append(STYLESHEET)
+        if SCRIPT not in [str(s) for s in config.extra_javascript]:
+            config.extra_javascript.append(SCRIPT)
+        theme = str(resources.files("generator").joinpath("theme"))
+        if theme not in config.theme.dirs:  # after the project's custom_dir, which may replace these templates
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, theme)
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -71,6 +78,9 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         if files.get_file_from_path(STYLESHEET) is None:
             css = resources.files("generator").joinpath("assets/rules.css").read_text(encoding="utf-8")
             files.append(File.generated(config, STYLESHEET, content=css))
+        if files.get_file_from_path(SCRIPT) is None:
+            js = resources.files("generator").joinpath("assets/rules.js").read_text(encoding="utf-8")
+            files.append(File.generated(config, SCRIPT, content=js))
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -1,0 +1,166 @@
+/* Rule pop-ups: a tap, click or Enter on a rule mention shows the rule in place instead of leaving
+   the page. Everything shown was written into the page at build time: a rule's text comes from the
+   page's "rules used" section when it has one, else from the link's tooltip text. Without this
+   script a rule mention is a plain link to the rule's definition. */
+(() => {
+  "use strict";
+
+  const POPOVER_ID = "rule-popover";
+  let current = null; // {popover, link}
+
+  /** Data words are percent-encoded in attributes by the build (no character can end the attribute). */
+  const decode = (text) => {
+    try {
+      return decodeURIComponent(text || "");
+    } catch {
+      return text || "";
+    }
+  };
+
+  /** A tooltip is stored escaped for Material, which inserts it as HTML: this is its plain text. */
+  const plainText = (html) => new DOMParser().parseFromString(html, "text/html").documentElement.textContent || "";
+
+  const section = () => document.querySelector("article .rules-used");
+
+  /** The "rules used" heading of the rule a link points at, matched by the definition it links to. */
+  const entryFor = (link) => {
+    for (const heading of document.querySelectorAll("article .rule-def")) {
+      const target = heading.querySelector("a[href]");
+      if (target && target.href === link.href) return heading;
+    }
+    return null;
+  };
+
+  /** Everything after a heading up to the next heading of its level or above. */
+  const bodyOf = (heading) => {
+    const out = [];
+    for (let node = heading.nextElementSibling; node && !/^H[1-3]$/.test(node.tagName); node = node.nextElementSibling) {
+      out.push(node.cloneNode(true));
+    }
+    return out;
+  };
+
+  /** Put the value a mention gives into the rule's text wherever the parameter's placeholder stands alone. */
+  const fillParameter = (root, placeholder, value) => {
+    if (!placeholder || !value) return;
+    const escaped = placeholder.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const pattern = new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "gu");
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    for (const node of nodes) node.nodeValue = node.nodeValue.replace(pattern, (_, before) => before + value);
+  };
+
+  const close = (returnFocus) => {
+    if (!current) return;
+    const { popover, link } = current;
+    current = null;
+    popover.remove();
+    link.setAttribute("aria-expanded", "false");
+    link.removeAttribute("aria-controls");
+    if (returnFocus) link.focus();
+  };
+
+  const place = (popover, link) => {
+    if (getComputedStyle(popover).position === "fixed") return; // a phone shows it as a sheet at the bottom
+    const box = link.getBoundingClientRect();
+    const width = popover.offsetWidth;
+    const left = Math.min(Math.max(8, box.left), document.documentElement.clientWidth - width - 8);
+    popover.style.left = `${left + window.scrollX}px`;
+    popover.style.top = `${box.bottom + window.scrollY + 6}px`;
+  };
+
+  const open = (link) => {
+    close(false);
+    const labels = section();
+    const heading = entryFor(link);
+
+    const popover = document.createElement("div");
+    popover.id = POPOVER_ID;
+    popover.className = "rule-popover";
+    popover.setAttribute("role", "dialog");
+    popover.setAttribute("aria-labelledby", `${POPOVER_ID}-title`);
+    popover.tabIndex = -1;
+
+    const head = document.createElement("div");
+    head.className = "rule-popover__head";
+    const title = document.createElement("a");
+    title.id = `${POPOVER_ID}-title`;
+    title.className = "rule-popover__title";
+    title.href = link.href;
+    title.textContent = link.textContent.trim();
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "rule-popover__close";
+    button.textContent = "\u2715";
+    const closeLabel = labels ? decode(labels.dataset.rulesClose) : "";
+    if (closeLabel) button.setAttribute("aria-label", closeLabel);
+    button.addEventListener("click", () => close(true));
+    head.append(title, button);
+
+    const body = document.createElement("div");
+    body.className = "rule-popover__body";
+    if (heading) {
+      body.append(...bodyOf(heading));
+      for (const id of body.querySelectorAll("[id]")) id.removeAttribute("id");
+    } else {
+      const paragraph = document.createElement("p");
+      paragraph.textContent = link.dataset.ruleText || "";
+      body.append(paragraph);
+    }
+    fillParameter(body, heading ? decode(heading.dataset.ruleParameter) : "", decode(link.dataset.ruleValue));
+    popover.append(head, body);
+
+    const definition = labels ? decode(labels.dataset.rulesDefinition) : "";
+    if (definition) {
+      const more = document.createElement("a");
+      more.className = "rule-popover__more";
+      more.href = link.href;
+      more.textContent = `${definition} \u2192`;
+      popover.append(more);
+    }
+
+    document.body.append(popover);
+    place(popover, link);
+    link.setAttribute("aria-expanded", "true");
+    link.setAttribute("aria-controls", POPOVER_ID);
+    current = { popover, link };
+    popover.focus({ preventScroll: true });
+    if (getComputedStyle(popover).position !== "fixed") popover.scrollIntoView({ block: "nearest" });
+  };
+
+  const init = () => {
+    for (const link of document.querySelectorAll("a.rule-link")) {
+      // Keep the tooltip's text now: Material takes the title away while its tooltip shows.
+      link.dataset.ruleText = plainText(link.getAttribute("title") || "");
+      link.setAttribute("aria-haspopup", "dialog");
+      link.setAttribute("aria-expanded", "false");
+    }
+  };
+
+  document.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest("a.rule-link") : null;
+    if (current && !current.popover.contains(event.target) && link !== current.link) close(false);
+    if (!link || link.closest(".rule-popover") || event.defaultPrevented) return;
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return; // new tab etc.
+    event.preventDefault();
+    if (current && current.link === link) close(true);
+    else open(link);
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && current) {
+      event.preventDefault();
+      close(true);
+    }
+  });
+
+  document.addEventListener("focusin", (event) => {
+    if (current && !current.popover.contains(event.target) && event.target !== current.link) close(false);
+  });
+
+  window.addEventListener("resize", () => current && place(current.popover, current.link));
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
