@@ -129,7 +129,16 @@
     if (getComputedStyle(popover).position !== "fixed") popover.scrollIntoView({ block: "nearest" });
   };
 
+  /** Material's search dialog has no name of its own: give it its search box's (the theme's words). */
+  const nameSearchDialog = () => {
+    const dialog = document.querySelector(".md-search[role='dialog']");
+    const input = document.querySelector(".md-search__input");
+    const name = input && (input.getAttribute("aria-label") || input.getAttribute("placeholder"));
+    if (dialog && name && !dialog.hasAttribute("aria-label") && !dialog.hasAttribute("aria-labelledby")) dialog.setAttribute("aria-label", name);
+  };
+
   const init = () => {
+    nameSearchDialog();
     for (const link of document.querySelectorAll("a.rule-link")) {
       // Keep the tooltip's text now: Material takes the title away while its tooltip shows.
       link.dataset.ruleText = plainText(link.getAttribute("title") || "");
