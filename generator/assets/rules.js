@@ -137,8 +137,35 @@
     if (dialog && name && !dialog.hasAttribute("aria-label") && !dialog.hasAttribute("aria-labelledby")) dialog.setAttribute("aria-label", name);
   };
 
+  /** Name each table after the heading it sits under, and make its name column the rows' headers. */
+  const describeTables = () => {
+    for (const table of document.querySelectorAll("article table")) {
+      const start = table.closest(".md-typeset__scrollwrap") || table;
+      for (let node = start.previousElementSibling; node; node = node.previousElementSibling) {
+        if (/^H[1-6]$/.test(node.tagName)) {
+          if (node.id && !table.hasAttribute("aria-labelledby")) table.setAttribute("aria-labelledby", node.id);
+          break;
+        }
+      }
+      const head = table.tHead && table.tHead.rows[0] && table.tHead.rows[0].cells[0];
+      if (!head || (head.getAttribute("align") || "left") !== "left") continue; // a roll column is no row's name
+      for (const body of table.tBodies) {
+        for (const row of body.rows) {
+          const cell = row.cells[0];
+          if (!cell || cell.tagName !== "TD") continue;
+          const header = document.createElement("th");
+          for (const { name, value } of cell.attributes) header.setAttribute(name, value);
+          header.setAttribute("scope", "row");
+          header.append(...cell.childNodes);
+          cell.replaceWith(header);
+        }
+      }
+    }
+  };
+
   const init = () => {
     nameSearchDialog();
+    describeTables();
     for (const link of document.querySelectorAll("a.rule-link")) {
       // Keep the tooltip's text now: Material takes the title away while its tooltip shows.
       link.dataset.ruleText = plainText(link.getAttribute("title") || "");
