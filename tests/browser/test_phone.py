@@ -45,8 +45,9 @@ ROW_READING = """(table) => {
 
 
 def open_page(page: Page, url: str) -> None:
+    """Open a page and wait for the theme's script to have wrapped its tables (what the tests measure)."""
     page.goto(url, wait_until="load")
-    page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => !document.querySelector('article table') || document.querySelector('article .md-typeset__scrollwrap')")
 
 
 def table_under(page: Page, heading_id: str) -> Locator:
@@ -69,7 +70,7 @@ def assert_rows_readable(table: Locator, label: str) -> int:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("width", [360, PHONE["width"], 430])
+@pytest.mark.parametrize("width", [360, PHONE["width"]])
 def test_profile_weapon_and_upgrade_rows_keep_their_name_in_view(site: Browsing, width: int) -> None:
     page, problems = site.new_page({"width": width, "height": PHONE["height"]}, phone=True)
     open_page(page, site.url(ARMY_LIST))
@@ -226,14 +227,15 @@ TABLE_FIT = """() => {
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("path", [ERRATA, ARMY_LIST, "core-rules/errata.html", "squadrons/fleets/fractured-skies.html"])
-def test_tables_fit_their_column_on_a_desktop(site: Browsing, path: str) -> None:
+def test_tables_fit_their_column_on_a_desktop(site: Browsing, wasteland: Browsing) -> None:
     page, problems = site.new_page()
-    open_page(page, site.url(path))
-    tables = page.evaluate(TABLE_FIT)
-    assert tables, f"{path} has no table"
-    wide = [t for t in tables if t["scrolls"] or t["width"] > t["column"] + 1]
-    assert not wide, f"{path}: tables wider than their column at {DESKTOP['width']}px: {wide}"
+    pages = [(site, p) for p in (ERRATA, ARMY_LIST, "core-rules/errata.html", "squadrons/fleets/fractured-skies.html")]
+    for browsing, path in [*pages, (wasteland, WASTELAND_WIDE)]:
+        open_page(page, browsing.url(path))
+        tables = page.evaluate(TABLE_FIT)
+        assert tables, f"{path} has no table"
+        wide = [t for t in tables if t["scrolls"] or t["width"] > t["column"] + 1]
+        assert not wide, f"{path}: tables wider than their column at {DESKTOP['width']}px: {wide}"
     assert problems.all() == [], "\n".join(problems.all())
 
 
@@ -306,7 +308,7 @@ def test_one_tap_between_games_and_the_current_game_in_view(site: Browsing, arti
     assert fits, "the site name is cut off in the header"
 
     # Far down the page the switcher is still under the header, and the current game still shown.
-    page.mouse.wheel(0, 6000)
+    page.evaluate("() => window.scrollTo(0, 6000)")
     page.wait_for_function("() => scrollY > 3000")
     header, bar = page.locator("header.md-header").bounding_box(), games.bounding_box()
     assert header is not None and bar is not None
