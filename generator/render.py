@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import quote
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 import markdown
@@ -244,15 +244,20 @@ class Renderer:
         value = self.project.parse_use(use, scope).value
         # The value a use gives the rule's parameter, for the rule's pop-up; percent-encoded, so no
         # character of it can end the attribute.
-        given = f' data-rule-value="{quote(value, safe="")}"' if value and found.item.parameter else ""
+        given = f' data-rule-value="{quote(value, safe="")}"' if value and value != found.item.parameter else ""
         attrs = f"{{ .rule-link{given} }}"
         return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}"){attrs}'
 
     def rules_used(self) -> list[tuple[SpecialRule, str, str]]:
-        """(rule, link to its definition, anchor here) for each rule this page has linked so far, by name."""
+        """(rule, link to its definition, anchor here) for each rule this page has linked so far, by name.
+
+        Rules defined on this page are left out: their definition is already here.
+        """
         taken = set(self.plan.used) if self.plan else set()
         out = []
         for (page, anchor), rule in sorted(self.used.items(), key=lambda item: item[1].name.lower()):
+            if page == self.page:
+                continue
             here = unique(f"used-{anchor}", taken)
             taken.add(here)
             out.append((rule, relative_link(self.page, page, anchor), here))

@@ -22,19 +22,29 @@
 
   const section = () => document.querySelector("article .rules-used");
 
-  /** The "rules used" heading of the rule a link points at, matched by the definition it links to. */
+  /** The heading whose text a link's pop-up shows: the rule's entry in "rules used", matched by the
+      definition it links to, or the definition itself when it is on this page. */
   const entryFor = (link) => {
     for (const heading of document.querySelectorAll("article .rule-def")) {
       const target = heading.querySelector("a[href]");
       if (target && target.href === link.href) return heading;
+    }
+    const url = new URL(link.href);
+    if (url.origin + url.pathname === location.origin + location.pathname && url.hash) {
+      const here = document.getElementById(decodeURIComponent(url.hash.slice(1)));
+      if (here && /^H[1-6]$/.test(here.tagName)) return here;
     }
     return null;
   };
 
   /** Everything after a heading up to the next heading of its level or above. */
   const bodyOf = (heading) => {
+    const level = (tag) => (/^H([1-6])$/.exec(tag) || [])[1];
+    const own = level(heading.tagName);
     const out = [];
-    for (let node = heading.nextElementSibling; node && !/^H[1-3]$/.test(node.tagName); node = node.nextElementSibling) {
+    for (let node = heading.nextElementSibling; node; node = node.nextElementSibling) {
+      const other = level(node.tagName);
+      if (other && other <= own) break;
       out.push(node.cloneNode(true));
     }
     return out;

@@ -39,7 +39,9 @@ def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "
     report: dict[str, list] = {}
     for path in pages:
         page.goto(browsing.url(path.removesuffix("#search")), wait_until="load")
-        page.wait_for_function("() => !document.querySelector('article table') || document.querySelector('article .md-typeset__scrollwrap')")
+        page.wait_for_function(
+            "() => !document.querySelector('article table') || document.querySelector('article .md-typeset__scrollwrap')"
+        )
         if path.endswith("#search"):
             page.locator("input.md-search__input").click()
             page.keyboard.type(word, delay=20)
@@ -51,7 +53,9 @@ def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "
 
 @pytest.mark.browser
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_no_serious_violations(site: Browsing, wasteland: Browsing, axe_script: str, artifacts: Path, scheme: Literal["light", "dark"]) -> None:
+def test_no_serious_violations(
+    site: Browsing, wasteland: Browsing, axe_script: str, artifacts: Path, scheme: Literal["light", "dark"]
+) -> None:
     report = {
         **{f"cadence/{p}": v for p, v in check_pages(site, CADENCE_PAGES, scheme, axe_script, SEARCH_WORD).items()},
         **{f"wasteland/{p}": v for p, v in check_pages(wasteland, WASTELAND_PAGES, scheme, axe_script, "tough").items()},

@@ -134,7 +134,9 @@ def test_tapping_a_rule_shows_it_in_place_with_its_value(site: Browsing, artifac
     # The parameter's placeholder from the rule's data is replaced by the value this model has.
     expect(popover).to_contain_text("Piercing value lowered by 1, but never below 0")
     expect(popover).not_to_contain_text("lowered by X")
-    expect(popover.get_by_role("link", name=re.compile("Full definition"))).to_have_attribute("href", re.compile(r"special-rules-appendix\.html#heavy-armour$"))
+    expect(popover.get_by_role("link", name=re.compile("Full definition"))).to_have_attribute(
+        "href", re.compile(r"special-rules-appendix\.html#heavy-armour$")
+    )
     expect(link).to_have_attribute("aria-expanded", "true")
     box, view = popover.bounding_box(), page.viewport_size
     assert box is not None and view is not None
@@ -304,7 +306,10 @@ def test_one_tap_between_games_and_the_current_game_in_view(site: Browsing, arti
     expect(current).to_be_in_viewport()
     # The site's name is shown whole in the header at the top of the page.
     title = page.locator(".md-header__topic").first.locator(".md-ellipsis")
-    fits = title.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1 && e.getBoundingClientRect().right <= innerWidth")
+    fits = title.evaluate(
+        """(e) => { const r = e.getBoundingClientRect(), h = e.closest("header").getBoundingClientRect();
+                    return e.scrollWidth <= e.clientWidth + 1 && r.right <= innerWidth && r.top >= h.top && r.bottom <= h.bottom; }"""
+    )
     assert fits, "the site name is cut off in the header"
 
     # Far down the page the switcher is still under the header, and the current game still shown.

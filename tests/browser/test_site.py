@@ -352,6 +352,13 @@ def test_html_in_data_is_shown_as_text(browser: Browser, hostile_site: str, path
             page.wait_for_timeout(300)
             ran = page.evaluate("() => [typeof window.__pwned, typeof window.pwned]")
             assert ran == ["undefined", "undefined"], "HTML in a tooltip ran as script"
+            # The rule's pop-up shows the same text, as text.
+            link.click()
+            popover = page.get_by_role("dialog", name="Heavy Armour (1)")
+            expect(popover).to_contain_text("<script>window.__pwned=1</script>")
+            assert popover.locator("img, script").count() == 0, "HTML in a pop-up became elements"
+            page.wait_for_timeout(300)
+            assert page.evaluate("() => typeof window.__pwned") == "undefined", "HTML in a pop-up ran as script"
     finally:
         site.close()
 
@@ -391,7 +398,12 @@ def test_screenshots(site: Browsing, artifacts: Path) -> None:
     open_page(page, site.url(ARMY_LIST))
     _shot(page, artifacts / "sentinels-desktop.png", "article h1", ".md-sidebar--secondary nav.md-nav--secondary", "article .unit-jump")
     open_page(page, site.url(ARMY_LIST + "#argo-transport"))
-    _shot(page, artifacts / "sentinels-desktop-table.png", "article [id='argo-transport']", "article [id='argo-transport'] ~ .md-typeset__scrollwrap table")
+    _shot(
+        page,
+        artifacts / "sentinels-desktop-table.png",
+        "article [id='argo-transport']",
+        "article [id='argo-transport'] ~ .md-typeset__scrollwrap table",
+    )
     _under_header(page, "article [id='argo-transport']")
 
     open_page(page, site.url("index.html"))
@@ -407,7 +419,13 @@ def test_screenshots(site: Browsing, artifacts: Path) -> None:
     open_page(phone, site.url(ARMY_LIST + "#argo-transport"))
     table = "article [id='argo-transport'] ~ .md-typeset__scrollwrap"
     phone.locator(table).first.evaluate("(w) => { w.scrollLeft = w.scrollWidth; }")
-    _shot(phone, artifacts / "sentinels-phone-table.png", "article [id='argo-transport']", f"{table} tbody tr > :first-child", f"{table} tbody tr > :last-child")
+    _shot(
+        phone,
+        artifacts / "sentinels-phone-table.png",
+        "article [id='argo-transport']",
+        f"{table} tbody tr > :first-child",
+        f"{table} tbody tr > :last-child",
+    )
     _under_header(phone, "article [id='argo-transport']")
 
     assert problems.all() == [] and phone_problems.all() == [], "\n".join(problems.all() + phone_problems.all())
