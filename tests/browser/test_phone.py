@@ -193,7 +193,7 @@ def test_rule_popover_by_keyboard_and_mouse_on_desktop(site: Browsing) -> None:
 @pytest.mark.browser
 def test_rule_mention_is_a_plain_link_without_javascript(site: Browsing) -> None:
     page, _ = site.new_page(phone=True, javascript=False)
-    open_page(page, site.url(ARMY_LIST))
+    page.goto(site.url(ARMY_LIST), wait_until="load")
     heavy_armour_link(page).click()
     page.wait_for_url(re.compile(r"/core-rules/special-rules-appendix\.html#heavy-armour$"))
 
