@@ -3,6 +3,7 @@ layout's state (what shows, what is kept together)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -71,3 +72,12 @@ def test_print_layout_keeps_things_together_and_lists_rules_used(site: Browsing,
     assert "Piercing value lowered by X" in following
     page.screenshot(path=str(artifacts / "sentinels-print-layout.png"), full_page=True)
     assert problems.all() == [], "\n".join(problems.all())
+
+
+def test_rules_used_stay_out_of_search(site_dir: Path) -> None:
+    """The list of rules used repeats each rule's text: search must still lead to the rule's definition."""
+    index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    locations = [doc["location"] for doc in index["docs"]]
+    assert any(loc.endswith("#heavy-armour") for loc in locations), "the index has no rule definitions; the test proves nothing"
+    copies = [loc for loc in locations if "#used-" in loc or loc.endswith("#rules-used")]
+    assert not copies, f"search entries for the rules-used lists: {copies[:5]}"
