@@ -193,6 +193,14 @@ class Terms(Record):
     rules: str = field(default="Special Rules", metadata=doc("Header of the special rules column.", example="Keywords"))
     count: str = field(default="Count", metadata=doc("Header of the model count column.", example="Number"))
     type: str = field(default="Type", metadata=doc("Header of the upgrade type column.", example="Kind"))
+    rules_used: str = field(
+        default="Rules Used", metadata=doc("Heading of the list of rules a page mentions, with their text.", example="Rules on this Page")
+    )
+    definition: str = field(
+        default="Full definition", metadata=doc("Link from a rule's pop-up to where the rule is defined.", example="Read the rule")
+    )
+    close: str = field(default="Close", metadata=doc("Button that closes a rule's pop-up.", example="Done"))
+    jump: str = field(default="Jump to", metadata=doc("Label of an army list's quick links to its units.", example="Units"))
 
 
 @dataclass(frozen=True, kw_only=True)

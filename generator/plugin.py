@@ -25,9 +25,9 @@ log = logging.getLogger("mkdocs.plugins.rules")
 
 #: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
 STYLESHEET = "assets/stylesheets/rules.css"
-
-#: The generator's page scripts (the reader's game for search, offline registration), added like the stylesheet.
-SCRIPTS = ("assets/javascripts/search.js", "assets/javascripts/offline.js")
+#: The generator's page scripts (the reader's game for search, offline registration, rule pop-ups), added like
+#: the stylesheet; pages work without them.
+SCRIPTS = ("assets/javascripts/search.js", "assets/javascripts/offline.js", "assets/javascripts/rules.js")
 
 
 class RulesPlugin(BasePlugin[RulesConfig]):
@@ -65,6 +65,9 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         for script in SCRIPTS:
             if script not in config.extra_javascript:
                 config.extra_javascript.append(script)
+        theme = str(resources.files("generator").joinpath("theme"))
+        if theme not in config.theme.dirs:  # after the project's custom_dir, which may replace these templates
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, theme)
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:

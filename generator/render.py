@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from markdown.extensions.toc import unique
 
 from . import markup
 from .catalogue import Project, Scope, walk_sections
@@ -96,6 +97,8 @@ class Renderer:
         self.scope: Scope | None = None
         self.plan: PagePlan | None = None
         self.terms: dict[str, str] = dict(DEFAULT_TERMS)
+        #: The rules this page links to, by where they are defined: the page's "rules used" list.
+        self.used: dict[tuple[str, str], SpecialRule] = {}
         self._last_changes: dict[tuple[str, str], Any] | None = None
 
     # -- pages --
@@ -103,6 +106,7 @@ class Renderer:
     def _render(self, template: str, page: str, scope: Scope | None, **context: Any) -> str:
         self.page, self.scope = page, scope
         self.plan = self.map.plans.get(page)
+        self.used = {}
         return tidy(self.env.get_template(template).render(site=self, **context))
 
     def army_list_page(self, entry: ListEntry) -> str:
@@ -166,6 +170,7 @@ class Renderer:
         scope_key = self.resolved.page_scopes.get(page)
         scope = self.project.scopes.get(scope_key) if scope_key else None
         self.page, self.scope, self.plan = page, scope, None
+        self.used = {}
 
         def replace(match: re.Match[str]) -> str:
             found, _ = find_directives(match.group(0), "")
@@ -231,7 +236,36 @@ class Renderer:
         if place is None:
             return escape_text(use)
         page, anchor = place
-        return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}")'
+        self.used.setdefault((page, anchor), found.item)
+        value = self.project.parse_use(use, scope).value
+        # The value a use gives the rule's parameter, for the rule's pop-up; percent-encoded, so no
+        # character of it can end the attribute.
+        given = f' data-rule-value="{quote(value, safe="")}"' if value and value != found.item.parameter else ""
+        attrs = f"{{ .rule-link{given} }}"
+        return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}"){attrs}'
+
+    def rules_used(self) -> list[tuple[SpecialRule, str, str]]:
+        """(rule, link to its definition, anchor here) for each rule this page has linked so far, by name.
+
+        Rules defined on this page are left out: their definition is already here.
+        """
+        taken = set(self.plan.used) if self.plan else set()
+        out = []
+        for (page, anchor), rule in sorted(self.used.items(), key=lambda item: item[1].name.lower()):
+            if page == self.page:
+                continue
+            here = unique(f"used-{anchor}", taken)
+            taken.add(here)
+            out.append((rule, relative_link(self.page, page, anchor), here))
+        return out
+
+    def unique_anchor(self, anchor: str) -> str:
+        """`anchor`, or a numbered form of it when this page's plan already uses it."""
+        return unique(anchor, set(self.plan.used)) if self.plan else anchor
+
+    def attr(self, text: str | None) -> str:
+        """Data text inside an attr_list attribute: percent-encoded (the page's script decodes it)."""
+        return quote(str(text or ""), safe=" ")
 
     def last_change(self, unit: Unit) -> dict[str, str] | None:
         """The latest recorded release that changed this unit or one of its models, for its section."""

@@ -63,8 +63,13 @@ def test_fixture_army_list_renders_as_the_golden_file() -> None:
 
 def test_fixture_site_has_linked_rules_with_tooltips(mini_site: Path) -> None:
     page = (mini_site / "skirmish/army-lists/rangers.html").read_text(encoding="utf-8")
-    assert '<a href="../../core/rules.html#heavy-armour" title="Attacks against this model lose X Piercing.">Heavy Armour (1)</a>' in page
-    assert '<a href="#pathfinder" title="The unit moves 2&amp;quot; further; it counts as Stubborn.">Pathfinder</a>' in page
+    assert (
+        '<a class="rule-link" data-rule-value="1" href="../../core/rules.html#heavy-armour"'
+        ' title="Attacks against this model lose X Piercing.">Heavy Armour (1)</a>'
+    ) in page
+    assert (
+        '<a class="rule-link" href="#pathfinder" title="The unit moves 2&amp;quot; further; it counts as Stubborn.">Pathfinder</a>' in page
+    )
     assert 'id="sidearms--pistol"' in page
     assert cells(mini_site / "skirmish/army-lists/rangers.html", "Ranger Captain") == [
         "Ranger Captain",

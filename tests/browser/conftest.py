@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import pytest
@@ -46,7 +47,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
-PHONE: ViewportSize = {"width": 375, "height": 812}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 # Material links the Roboto web font from Google Fonts and falls back to system fonts when it cannot
 # load. The test machine has no internet, so these (and only these) third-party requests are answered
@@ -165,18 +166,28 @@ class Browsing:
     def url(self, path: str = "") -> str:
         return self.base_url + path.lstrip("/")
 
-    def new_page(self, viewport: ViewportSize | None = None, *, phone: bool = False) -> tuple[Page, PageProblems]:
+    def new_page(
+        self,
+        viewport: ViewportSize | None = None,
+        *,
+        phone: bool = False,
+        scheme: Literal["light", "dark"] = "light",
+        javascript: bool = True,
+    ) -> tuple[Page, PageProblems]:
         if phone:
             context = self.browser.new_context(
                 viewport=viewport or PHONE,
-                color_scheme="light",
+                color_scheme=scheme,
                 reduced_motion="reduce",
                 is_mobile=True,
                 has_touch=True,
                 device_scale_factor=2,
+                java_script_enabled=javascript,
             )
         else:
-            context = self.browser.new_context(viewport=viewport or DESKTOP, color_scheme="light", reduced_motion="reduce")
+            context = self.browser.new_context(
+                viewport=viewport or DESKTOP, color_scheme=scheme, reduced_motion="reduce", java_script_enabled=javascript
+            )
         self._contexts.append(context)
         problems = PageProblems(origin=self.base_url)
         context.route(lambda url: (urlsplit(url).hostname or "") in STUBBED_HOSTS, _stub_fonts(problems))
@@ -227,6 +238,33 @@ def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
         yield browsing
     finally:
         browsing.close()
+
+
+@pytest.fixture(scope="session")
+def wasteland_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Wasteland Tactics example (a second, unrelated game), built by a real `mkdocs build` and served."""
+    site_dir = build_site(REPO / "examples" / "wasteland-tactics", tmp_path_factory.mktemp("wasteland") / "site")
+    with serve(site_dir) as url:
+        yield url
+
+
+@pytest.fixture
+def wasteland(browser: Browser, wasteland_url: str) -> Iterator[Browsing]:
+    """Pages on the built Wasteland Tactics example."""
+    browsing = Browsing(browser, wasteland_url)
+    try:
+        yield browsing
+    finally:
+        browsing.close()
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> str:
+    """axe-core's browser build, installed by `npm ci` in tests/browser (package-lock.json pins it)."""
+    path = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run `npm ci` in tests/browser", pytrace=False)
+    return path.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

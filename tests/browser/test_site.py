@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -63,7 +62,8 @@ def assert_heading_shown(page: Page, anchor: str, heading_text: str) -> None:
 
 
 def rule_link_in_row(page: Page, model: str, rule: str) -> Locator:
-    row = page.locator("article table tbody tr").filter(has=page.locator("td", has_text=re.compile(rf"^\s*{re.escape(model)}\s*$")))
+    name = re.compile(rf"^\s*{re.escape(model)}\s*$")
+    row = page.locator("article table tbody tr").filter(has=page.locator("th, td", has_text=name))
     expect(row).to_have_count(1)
     link = row.get_by_role("link", name=rule, exact=True)
     expect(link).to_have_count(1)
@@ -145,7 +145,9 @@ def test_rule_link_in_army_list_lands_on_definition(site: Browsing) -> None:
     open_page(page, site.url(ARMY_LIST))
     link = rule_link_in_row(page, "Argo Transport", "Heavy Armour (1)")
     assert (link.get_attribute("href") or "").endswith(f"{APPENDIX}#heavy-armour")
+    # A click shows the rule in place; its pop-up links on to the definition.
     link.click()
+    page.get_by_role("dialog", name="Heavy Armour (1)").get_by_role("link", name=re.compile("Full definition")).click()
     page.wait_for_url(re.compile(rf"/{re.escape(APPENDIX)}#heavy-armour$"))
     page.wait_for_load_state("networkidle")
     assert_heading_shown(page, "heavy-armour", "Heavy Armour")
@@ -279,8 +281,11 @@ def test_keyboard_reaches_search_and_table_rule_links(site: Browsing) -> None:
     )
     focused = page.locator(":focus")
     expect(focused).to_be_in_viewport()
-    # Enter follows the focused rule link to its definition.
+    # Enter shows the focused rule in place; from its pop-up, Tab and Enter follow it to its definition.
     anchor = str(path[-1]["href"]).rsplit("#", 1)[-1]
+    page.keyboard.press("Enter")
+    expect(page.locator(".rule-popover[role=dialog]")).to_be_focused()
+    page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(rf"/{re.escape(APPENDIX)}#{re.escape(anchor)}$"))
     expect(page.locator(f"article [id='{anchor}']")).to_be_in_viewport()
@@ -346,6 +351,13 @@ def test_html_in_data_is_shown_as_text(browser: Browser, hostile_site: str, path
             page.wait_for_timeout(300)
             ran = page.evaluate("() => [typeof window.__pwned, typeof window.pwned]")
             assert ran == ["undefined", "undefined"], "HTML in a tooltip ran as script"
+            # The rule's pop-up shows the same text, as text.
+            link.click()
+            popover = page.get_by_role("dialog", name="Heavy Armour (1)")
+            expect(popover).to_contain_text("<script>window.__pwned=1</script>")
+            assert popover.locator("img, script").count() == 0, "HTML in a pop-up became elements"
+            page.wait_for_timeout(300)
+            assert page.evaluate("() => typeof window.__pwned") == "undefined", "HTML in a pop-up ran as script"
     finally:
         site.close()
 
@@ -353,42 +365,66 @@ def test_html_in_data_is_shown_as_text(browser: Browser, hostile_site: str, path
 # --- 9. screenshots ---------------------------------------------------------------------------------
 
 
-def _shot(page: Page, path: Path, shows: str = "article h1") -> None:
-    """A viewport screenshot, and the element it is meant to show lies inside it."""
+def _shot(page: Page, path: Path, *shown: str) -> None:
+    """A screenshot for a person to look at, and the elements it is taken to show, each inside the picture."""
     page.screenshot(path=str(path))
-    data = path.read_bytes()
-    assert data.startswith(b"\x89PNG\r\n\x1a\n"), f"{path} is not a PNG"
-    width, height = struct.unpack(">II", data[16:24])
-    viewport = page.viewport_size
-    assert viewport is not None and width * viewport["height"] == height * viewport["width"], f"{path.name} is not the viewport"
-    box = page.locator(shows).first.bounding_box()
-    assert box is not None, f"{path.name}: no {shows} on the page"
-    inside = box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 1 and 0 <= box["y"] < viewport["height"]
-    assert inside, f"{path.name}: {shows} is outside the shot, at {box}"
+    view = page.viewport_size
+    assert view is not None
+    for selector in shown:
+        box = page.locator(selector).first.bounding_box()
+        assert box is not None, f"{path.name}: {selector} is not shown"
+        assert box["width"] > 0 and box["height"] > 0, f"{path.name}: {selector} has no size"
+        assert box["x"] >= -1 and box["x"] + box["width"] <= view["width"] + 1, f"{path.name}: {selector} is cut off at the side: {box}"
+        assert box["y"] >= -1 and box["y"] < view["height"], f"{path.name}: {selector} is off the picture: {box}"
+
+
+def _under_header(page: Page, selector: str) -> None:
+    box = page.locator(selector).first.bounding_box()
+    bottom = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('header.md-header, .rules-games')]"
+        ".filter(e => getComputedStyle(e).position === 'sticky' && e.offsetParent !== null)"
+        ".map(e => e.getBoundingClientRect().bottom))"
+    )
+    assert box is not None and box["y"] >= bottom - 1, f"{selector} at y={box and box['y']} is under the header (bottom {bottom})"
 
 
 @pytest.mark.browser
 def test_screenshots(site: Browsing, artifacts: Path) -> None:
     page, problems = site.new_page()
     open_page(page, site.url("index.html"))
-    _shot(page, artifacts / "home-desktop.png")
+    _shot(page, artifacts / "home-desktop.png", "header.md-header", "article h1", ".rules-games a[href]")
 
     open_page(page, site.url(ARMY_LIST))
-    _shot(page, artifacts / "sentinels-desktop.png")
+    _shot(page, artifacts / "sentinels-desktop.png", "article h1", ".md-sidebar--secondary nav.md-nav--secondary", "article .unit-jump")
     open_page(page, site.url(ARMY_LIST + "#argo-transport"))
-    _shot(page, artifacts / "sentinels-desktop-table.png", "#argo-transport")
+    _shot(
+        page,
+        artifacts / "sentinels-desktop-table.png",
+        "article [id='argo-transport']",
+        "article [id='argo-transport'] ~ .md-typeset__scrollwrap table",
+    )
+    _under_header(page, "article [id='argo-transport']")
 
     open_page(page, site.url("index.html"))
     search(page, "Rapid Fire")
     page.wait_for_timeout(300)
-    _shot(page, artifacts / "search-rapid-fire.png", "li.md-search-result__item")
+    _shot(page, artifacts / "search-rapid-fire.png", ".md-search__output", "ol.md-search-result__list > li")
 
     phone, phone_problems = site.new_page(phone=True)
     open_page(phone, site.url("index.html"))
-    _shot(phone, artifacts / "home-phone.png")
+    _shot(phone, artifacts / "home-phone.png", "header.md-header", ".rules-games", "article h1")
     open_page(phone, site.url(ARMY_LIST))
-    _shot(phone, artifacts / "sentinels-phone.png")
+    _shot(phone, artifacts / "sentinels-phone.png", ".rules-games a[aria-current='true']", "article h1", "article .unit-jump")
     open_page(phone, site.url(ARMY_LIST + "#argo-transport"))
-    _shot(phone, artifacts / "sentinels-phone-table.png", "#argo-transport")
+    table = "article [id='argo-transport'] ~ .md-typeset__scrollwrap"
+    phone.locator(table).first.evaluate("(w) => { w.scrollLeft = w.scrollWidth; }")
+    _shot(
+        phone,
+        artifacts / "sentinels-phone-table.png",
+        "article [id='argo-transport']",
+        f"{table} tbody tr > :first-child",
+        f"{table} tbody tr > :last-child",
+    )
+    _under_header(phone, "article [id='argo-transport']")
 
     assert problems.all() == [] and phone_problems.all() == [], "\n".join(problems.all() + phone_problems.all())

@@ -1,0 +1,65 @@
+"""Accessibility, checked by axe-core (the npm package, injected into the page) in Chromium: no serious or
+critical violation on the pages a player uses, in the light and the dark scheme, on both games."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import Browsing
+
+CADENCE_PAGES = [
+    "index.html",
+    "fracture/army-lists/sentinels.html",
+    "core-rules/special-rules-appendix.html",
+    "fracture/errata.html",
+    "index.html#search",  # with the search dialog open and showing results
+]
+WASTELAND_PAGES = ["core-rules/profiles-in-the-rules.html"]  # the same theme and script: its generated page
+SEARCH_WORD = "armour"
+
+
+def violations(page: Page, axe_script: str) -> list[dict[str, object]]:
+    page.add_script_tag(content=axe_script)
+    found: list[dict[str, object]] = page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations.map(v => ({
+            id: v.id, impact: v.impact, count: v.nodes.length,
+            where: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary.split("\\n")[1]),
+        }))"""
+    )
+    return found
+
+
+def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "dark"], axe_script: str, word: str) -> dict[str, list]:
+    page, problems = browsing.new_page(scheme=scheme)
+    report: dict[str, list] = {}
+    for path in pages:
+        page.goto(browsing.url(path.removesuffix("#search")), wait_until="load")
+        page.wait_for_function(
+            "() => !document.querySelector('article table') || document.querySelector('article .md-typeset__scrollwrap')"
+        )
+        if path.endswith("#search"):
+            page.locator("input.md-search__input").click()
+            page.keyboard.type(word, delay=20)
+            expect(page.locator("ol.md-search-result__list > li").first).to_be_visible()
+        report[path] = violations(page, axe_script)
+    assert problems.all() == [], "\n".join(problems.all())
+    return report
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_violations(
+    site: Browsing, wasteland: Browsing, axe_script: str, artifacts: Path, scheme: Literal["light", "dark"]
+) -> None:
+    report = {
+        **{f"cadence/{p}": v for p, v in check_pages(site, CADENCE_PAGES, scheme, axe_script, SEARCH_WORD).items()},
+        **{f"wasteland/{p}": v for p, v in check_pages(wasteland, WASTELAND_PAGES, scheme, axe_script, "tough").items()},
+    }
+    (artifacts / f"axe-{scheme}.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    serious = {path: [v for v in found if v["impact"] in ("serious", "critical")] for path, found in report.items()}
+    assert not any(serious.values()), json.dumps({p: v for p, v in serious.items() if v}, indent=2)
