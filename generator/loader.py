@@ -7,6 +7,9 @@ documents blow up memory or smuggle in objects.
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,23 +173,46 @@ class _AliasError(Exception):
         self.anchor = anchor
 
 
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
 def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
-    """Read a project text file as UTF-8, turning every I/O failure into a located problem."""
+    """Read a project text file as UTF-8, turning every I/O failure into a located problem.
+
+    Only regular files are opened: a FIFO or device would block the read for ever. The file is
+    checked with `stat` before it is opened and again, on the open descriptor, in case it was swapped.
+    """
     where = Location(rel, 1, 1)
-    if path.is_dir():
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
+    if stat.S_ISDIR(info.st_mode):
         return None, [error(where, "io", "expected a file but found a directory")]
+    if not stat.S_ISREG(info.st_mode):
+        return None, [_not_regular(where, info.st_mode)]
+    if info.st_size > MAX_FILE_BYTES:
+        return None, [_too_large(where, info.st_size)]
     try:
-        size = path.stat().st_size
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
-    if size > MAX_FILE_BYTES:
-        return None, [
-            error(where, "too-large", f"file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes", hint="split it into several files")
-        ]
     try:
-        raw = path.read_bytes()
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            return None, [_not_regular(where, opened.st_mode)]
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_FILE_BYTES:
+        return None, [_too_large(where, len(raw))]
     try:
         return raw.decode("utf-8"), []
     except UnicodeDecodeError as exc:
@@ -196,6 +222,75 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
         return None, [
             error(Location(rel, line, column), "encoding", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8", hint="save the file as UTF-8")
         ]
+
+
+def _not_regular(where: Location, mode: int) -> Problem:
+    return error(where, "not-a-file", f"this is {_kind(mode)}, not a regular file; it was not read", hint="remove it or replace it with a file")
+
+
+def _too_large(where: Location, size: int) -> Problem:
+    return error(where, "too-large", f"file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes", hint="split it into several files")
+
+
+def project_files(
+    root: Path, folder: str, suffixes: tuple[str, ...], *, allow_outside_links: bool = False
+) -> tuple[list[Path], list[Problem]]:
+    """The files with one of `suffixes` under `root/folder`, sorted, walked without trusting the tree.
+
+    Each entry is examined with `lstat`: FIFOs, sockets and devices are refused (never opened); a
+    symbolic link whose target leaves the project is refused unless `allow_outside_links`; a link
+    inside the project is followed once (loops are cut).
+    """
+    top = root.resolve()
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+
+    def rel(path: Path) -> str:
+        return path.relative_to(root).as_posix()
+
+    def walk(folder_path: Path) -> Iterator[Path]:
+        real = folder_path.resolve()
+        if real in seen:
+            return
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(folder_path), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(error(Location(rel(folder_path), 1, 1), "io", f"cannot read folder: {exc.strerror or exc}"))
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            wanted = path.suffix in suffixes
+            if stat.S_ISLNK(info.st_mode):
+                target = path.resolve()
+                if top != target and top not in target.parents and not allow_outside_links:
+                    problems.append(
+                        error(
+                            Location(rel(path), 1, 1),
+                            "unsafe-path",
+                            "symbolic link leads outside the project; it was not followed",
+                            hint="copy the file into the project, or allow such links with --follow-outside-links or the plugin option follow_outside_links",
+                        )
+                    )
+                    continue
+                try:
+                    info = path.stat()
+                except OSError:
+                    if wanted:
+                        problems.append(error(Location(rel(path), 1, 1), "io", "symbolic link leads nowhere"))
+                    continue
+            if stat.S_ISDIR(info.st_mode):
+                yield from walk(path)
+            elif wanted and stat.S_ISREG(info.st_mode):
+                yield path
+            elif wanted:
+                problems.append(_not_regular(Location(rel(path), 1, 1), info.st_mode))
+
+    return sorted(walk(root / folder)), problems
 
 
 def parse_yaml(text: str, rel: str) -> tuple[YMap | None, list[Problem]]:
@@ -241,14 +336,14 @@ def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
     return Document(rel, body), problems
 
 
-def load_directory(root: Path, data_dir: str) -> tuple[list[Document], list[Problem]]:
+def load_directory(root: Path, data_dir: str, *, allow_outside_links: bool = False) -> tuple[list[Document], list[Problem]]:
     """Load every `.yaml`/`.yml` file under the data folder, in a stable order."""
     base = root / data_dir
     if not base.is_dir():
         return [], [error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist")]
     documents: list[Document] = []
-    problems: list[Problem] = []
-    for path in sorted(p for p in base.rglob("*") if p.suffix in (".yaml", ".yml")):
+    paths, problems = project_files(root, data_dir, (".yaml", ".yml"), allow_outside_links=allow_outside_links)
+    for path in paths:
         rel = path.relative_to(root).as_posix()
         if "schema" in path.relative_to(base).parts[:1]:
             continue

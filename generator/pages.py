@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from .catalogue import Project, assemble
 from .checker import check_project, read_words, rule_usage
 from .layout import SiteMap, build_site_map
-from .loader import load_directory, read_text
+from .loader import load_directory, project_files, read_text
 from .problems import Location, Problem, error
 from .render import Renderer
 
@@ -32,14 +32,14 @@ class Loaded:
         return [p for p in self.problems if p.severity.value == "error"]
 
 
-def read_content(root: Path, content_dir: str) -> tuple[dict[str, str], list[Problem]]:
+def read_content(root: Path, content_dir: str, *, allow_outside_links: bool = False) -> tuple[dict[str, str], list[Problem]]:
     """Hand-written Markdown pages by site path (`core-rules/basic-rules`)."""
     base = root / content_dir
     pages: dict[str, str] = {}
-    problems: list[Problem] = []
     if not base.is_dir():
         return pages, [error(Location(content_dir, 0, 0), "missing", f"content folder '{content_dir}' does not exist")]
-    for path in sorted(base.rglob("*.md")):
+    paths, problems = project_files(root, content_dir, (".md",), allow_outside_links=allow_outside_links)
+    for path in paths:
         rel = path.relative_to(root).as_posix()
         text, found = read_text(path, rel)
         problems.extend(found)
@@ -48,13 +48,16 @@ def read_content(root: Path, content_dir: str) -> tuple[dict[str, str], list[Pro
     return pages, problems
 
 
-def load_project(root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True) -> Loaded:
+def load_project(
+    root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True, allow_outside_links: bool = False
+) -> Loaded:
     """Load, model and check a project; every problem is returned, nothing is raised for user data.
 
-    `check_patches` is off when the errata have already been applied (`--as-published`).
+    `check_patches` is off when the errata have already been applied (`--as-published`);
+    `allow_outside_links` follows symbolic links that leave the project.
     """
-    documents, problems = load_directory(root, data_dir)
-    content, content_problems = read_content(root, content_dir)
+    documents, problems = load_directory(root, data_dir, allow_outside_links=allow_outside_links)
+    content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links)
     problems.extend(content_problems)
     project, found = assemble(documents, data_dir)
     problems.extend(found)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,9 @@ from .problems import Severity
 from .report import summary
 
 log = logging.getLogger("mkdocs.plugins.rules")
+
+#: Set to "1" by `cadence build/serve --follow-outside-links` for the MkDocs it runs.
+FOLLOW_OUTSIDE_LINKS = "CADENCE_FOLLOW_OUTSIDE_LINKS"
 
 #: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
 STYLESHEET = "assets/stylesheets/rules.css"
@@ -43,7 +47,8 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         """
         root = self._root(config)
         content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
-        loaded = load_project(root, self.config.data_dir, content_dir)
+        outside = self.config.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+        loaded = load_project(root, self.config.data_dir, content_dir, allow_outside_links=outside)
         for problem in loaded.problems:
             if problem.severity is Severity.WARNING:
                 log.warning(str(problem))
