@@ -8,6 +8,7 @@ documents blow up memory or smuggle in objects.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -214,7 +215,7 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
     if len(raw) > MAX_FILE_BYTES:
         return None, [_too_large(where, len(raw))]
     try:
-        return raw.decode("utf-8"), []
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         before = raw[: exc.start]
         line = before.count(b"\n") + 1
@@ -222,10 +223,34 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
         return None, [
             error(Location(rel, line, column), "encoding", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8", hint="save the file as UTF-8")
         ]
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        return None, [_control(rel, text, bad.start(), "control character")]
+    return text, []
+
+
+#: Control characters no rules text needs (tab, line feed and carriage return are fine).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Characters YAML 1.1 reads as line breaks, which editors do not: they would shift every position.
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _control(rel: str, text: str, at: int, what: str) -> Problem:
+    """A located error for the character at index `at`, at the line and column an editor shows."""
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return error(
+        Location(rel, line, column),
+        "encoding",
+        f"{what} U+{ord(text[at]):04X} is not allowed in rules data",
+        hint="delete it; an editor may show it as a blank or a box",
+    )
 
 
 def _not_regular(where: Location, mode: int) -> Problem:
-    return error(where, "not-a-file", f"this is {_kind(mode)}, not a regular file; it was not read", hint="remove it or replace it with a file")
+    return error(
+        where, "not-a-file", f"this is {_kind(mode)}, not a regular file; it was not read", hint="remove it or replace it with a file"
+    )
 
 
 def _too_large(where: Location, size: int) -> Problem:
@@ -297,6 +322,9 @@ def parse_yaml(text: str, rel: str) -> tuple[YMap | None, list[Problem]]:
     """Parse one YAML document into located raw values; the top level must be a mapping."""
     if text.startswith("\ufeff"):
         text = text[1:]
+    odd = _YAML_BREAKS.search(text)
+    if odd is not None:
+        return None, [_control(rel, text, odd.start(), "line separator")]
     try:
         node = _compose(text)
     except _AliasError as exc:
@@ -310,6 +338,10 @@ def parse_yaml(text: str, rel: str) -> tuple[YMap | None, list[Problem]]:
         if exc.context and exc.problem:
             message = f"{exc.problem} ({exc.context})"
         return None, [error(loc, "yaml", f"invalid YAML: {message}")]
+    except yaml.reader.ReaderError as exc:
+        # libyaml counts the position in UTF-8 bytes; editors count characters.
+        at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if _FastLoader is not yaml.SafeLoader else exc.position
+        return None, [_control(rel, text, min(at, len(text) - 1), "character")]
     except yaml.YAMLError as exc:
         return None, [error(Location(rel, 1, 1), "yaml", f"invalid YAML: {exc}")]
     except RecursionError:

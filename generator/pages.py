@@ -60,6 +60,10 @@ def load_project(
     content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links)
     problems.extend(content_problems)
     project, found = assemble(documents, data_dir)
+    if project is None and any(p.severity.value == "error" and p.location.line > 0 for p in [*problems, *found]):
+        # A system file that failed to read or match the schema is already reported where it failed;
+        # "no system file" on top would be a second, misleading error for the same mistake.
+        found = [p for p in found if not (p.code == "missing" and p.location.line == 0)]
     problems.extend(found)
     # Cross-references are checked only on data that read cleanly: a file that failed to parse or
     # to match the schema would otherwise echo as a cascade of "does not exist" errors elsewhere.
