@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import ListEntry, Project, Scope, walk_sections
@@ -785,11 +785,13 @@ def check_content_links(ctx: Context, content: dict[str, str], content_dir: str)
     from .layout import find_directives
 
     project = ctx.project
+    from .pages import content_scope
+
     scope_for: dict[str, Scope] = {}
-    core = next((project.scopes[m.id] for m in project.modules.values() if m.core), None)
     for page in content:
-        module = PurePosixPath(page).parts[0]
-        scope_for[page] = project.scopes.get(module) or core  # type: ignore[assignment]
+        key = content_scope(project, page)
+        if key is not None:
+            scope_for[page] = project.scopes[key]
     for page, text in sorted(content.items()):
         path = f"{content_dir}/{page}.md"
         directives, problems = find_directives(text, path)

@@ -18,7 +18,7 @@ from .catalogue import ListEntry, Project, walk_sections
 
 __all__ = ["ListEntry"]
 from .model import ArmyList, Module, Section, SpecialRule, Unit, UpgradeList, WeaponList, slugify
-from .problems import Location, Problem, error
+from .problems import Location, Problem, did_you_mean, error
 
 # --- directives in content pages ---------------------------------------------------------------
 
@@ -62,8 +62,39 @@ def find_directives(text: str, path: str) -> tuple[list[Directive], list[Problem
             continue
         args = tuple(w for w in words[1:] if "=" not in w)
         options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
-        directives.append(Directive(words[0], args, options, line, whole))
+        bad = _option_problems(words[0], options, Location(path, line, 1))
+        problems.extend(bad)
+        if not bad:
+            directives.append(Directive(words[0], args, options, line, whole))
     return directives, problems
+
+
+#: The options each directive takes; None accepts any text (its meaning is checked against the data).
+DIRECTIVE_OPTIONS: dict[str, dict[str, tuple[str, ...] | None]] = {
+    "special-rules": {"kind": None, "level": ("1", "2", "3", "4", "5", "6")},
+    "table": {},
+    "modules": {"status": None},
+}
+
+
+def _option_problems(name: str, options: dict[str, str], where: Location) -> list[Problem]:
+    """Options a known directive does not take, or values it cannot use (`level=abc`).
+
+    Checked where directives are read, so the checker and the renderer see the same verdict.
+    """
+    allowed = DIRECTIVE_OPTIONS.get(name)
+    if allowed is None:
+        return []  # an unknown directive is reported by the checker, with its own hint
+    problems = []
+    for key, value in options.items():
+        if key not in allowed:
+            hint = did_you_mean(key, list(allowed)) or (f"it takes {', '.join(allowed)}" if allowed else "it takes no options")
+            problems.append(error(where, "directive", f"{name} has no option '{key}'", hint))
+            continue
+        values = allowed[key]
+        if values is not None and value not in values:
+            problems.append(error(where, "directive", f"{name} {key} must be one of {', '.join(values)}, not '{value}'"))
+    return problems
 
 
 def heading_ids(text: str) -> list[str]:

@@ -140,18 +140,23 @@ def generate(project: Project, content: dict[str, str], template_dirs: list[str]
         usage = rule_usage(project, site_map)
         pages[landing["rules_index"]] = renderer.rules_index_page(landing["rules_index"], usage)
     pages["licences"] = renderer.licences_page("licences")
-    scope_of_page: dict[str, str] = {}
-    for module in project.modules.values():
-        for page in module.pages:
-            scope_of_page[page] = module.id
-        for page in content:
-            if PurePosixPath(page).parts[0] == module.id and page not in scope_of_page:
-                scope_of_page[page] = module.id
-    core = [m.id for m in project.modules.values() if m.core]
-    for page in content:
-        if page not in scope_of_page and core:
-            scope_of_page[page] = core[0]
+    scope_of_page = {page: scope for page in content if (scope := content_scope(project, page)) is not None}
     return Generated(pages, renderer, site_map, scope_of_page)
+
+
+def content_scope(project: Project, page: str) -> str | None:
+    """The module whose rules a hand-written page's [[links]] resolve in; the checker and the renderer both ask here.
+
+    The page's folder when it is a module's (the module id is its URL folder), else the first module
+    that lists the page in its `pages`, else the core rules.
+    """
+    folder = PurePosixPath(page).parts[0]
+    if folder in project.modules:
+        return folder
+    listing = next((m.id for m in project.modules.values() if page in m.pages), None)
+    if listing is not None:
+        return listing
+    return next((m.id for m in project.modules.values() if m.core), None)
 
 
 def navigation(project: Project, content: dict[str, str], titles: dict[str, str]) -> list[object]:
