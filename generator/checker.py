@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import ListEntry, Project, Scope, walk_sections
-from .loader import LocStr, loc_of
+from .loader import LocStr, loc_of, source_text
 from .model import (
     ArmyList,
     Column,
@@ -137,7 +137,7 @@ def check_system(ctx: Context) -> None:
 
 
 def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
-    text = str(value)
+    text = source_text(value)  # as written: an unquoted +2 must not pass as the 2 YAML read
     for form in column.forms:
         vf = project.system.value_forms.get(form)
         if vf is None:

@@ -40,14 +40,38 @@ class LocStr(str):
 
 
 class LocInt(int):
-    """A whole number from a data file that knows where it was written."""
+    """A whole number from a data file that knows where, and how, it was written.
+
+    `source` is the scalar as written (`+2`, `010`, `1:30`), so checks can compare it with what YAML
+    made of it.
+    """
 
     loc: Location
+    source: str
 
-    def __new__(cls, value: int, loc: Location) -> LocInt:
+    def __new__(cls, value: int, loc: Location, source: str = "") -> LocInt:
         self = super().__new__(cls, value)
         self.loc = loc
+        self.source = source or str(value)
         return self
+
+
+class LocFloat(float):
+    """A decimal number from a data file that knows where, and how, it was written."""
+
+    loc: Location
+    source: str
+
+    def __new__(cls, value: float, loc: Location, source: str = "") -> LocFloat:
+        self = super().__new__(cls, value)
+        self.loc = loc
+        self.source = source or repr(value)
+        return self
+
+
+def source_text(value: Any) -> str:
+    """A scalar as the designer wrote it: `+2` stays `+2` even though YAML reads the number 2."""
+    return str(getattr(value, "source", value))
 
 
 class YMap(dict[str, Any]):
@@ -93,6 +117,10 @@ _FLOAT = "tag:yaml.org,2002:float"
 _NULL = "tag:yaml.org,2002:null"
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
+#: The unquoted forms YAML reads exactly as written; any other int, float or bool form changes meaning.
+_PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_PLAIN_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]|-?(?:0|[1-9][0-9]*)\.0")
+_PLAIN_BOOL = re.compile(r"true|false|True|False|TRUE|FALSE")
 _SEQ = "tag:yaml.org,2002:seq"
 
 
@@ -144,10 +172,36 @@ class _Builder:
         if node.tag == _STR:
             return LocStr(node.value, loc)
         if node.tag == _INT:
-            return LocInt(self._constructor.construct_yaml_int(node), loc)
-        if node.tag in (_BOOL, _NULL, _FLOAT):
-            return self._constructor.construct_object(node)
+            number = LocInt(self._constructor.construct_yaml_int(node), loc, node.value)
+            self._meaning(node, loc, str(int(number)), f"the number {int(number)}", plain=_PLAIN_INT)
+            return number
+        if node.tag == _FLOAT:
+            decimal = LocFloat(self._constructor.construct_yaml_float(node), loc, node.value)
+            self._meaning(node, loc, repr(float(decimal)), f"the number {float(decimal)!r}", plain=_PLAIN_FLOAT)
+            return decimal
+        if node.tag == _BOOL:
+            truth = bool(self._constructor.construct_yaml_bool(node))
+            self._meaning(node, loc, "true" if truth else "false", "true" if truth else "false", plain=_PLAIN_BOOL)
+            return truth
+        if node.tag == _NULL:
+            return None
         raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
+
+    def _meaning(self, node: ScalarNode, loc: Location, canonical: str, reads_as: str, plain: re.Pattern[str]) -> None:
+        """An unquoted scalar YAML turns into something other than what was written (`+2`, `1:30`, `yes`).
+
+        The site would publish YAML's reading (`2`, `90`, `true`), silently; the designer decides instead.
+        """
+        if node.style or plain.fullmatch(node.value):  # libyaml gives plain scalars the style "", PyYAML None
+            return
+        self.problems.append(
+            error(
+                loc,
+                "yaml-value",
+                f"YAML reads {node.value} as {reads_as}, not as written",
+                hint=f"write '{node.value}' in quotes to keep it as written, or write {canonical}",
+            )
+        )
 
 
 #: libyaml's C parser when PyYAML has it (ten times faster); the pure-Python one otherwise.

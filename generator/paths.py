@@ -8,6 +8,7 @@ file system (most refuse names over 255 bytes; MkDocs adds `.md` and `.html`).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,19 +30,30 @@ _FILE_SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 PathKind = Literal["page", "file"]
 
+#: Stands for the data folder when a data file path is judged from the project root.
+DATA_FOLDER = "data"
+
 _EXAMPLES = {"page": "my-game/army-lists/raiders", "file": "my-game/army-lists/raiders.yaml"}
 
 
 def unsafe_reason(path: str, kind: PathKind = "page") -> str | None:
     """Why `path` cannot be used as a relative path inside the site (or data folder), or None.
 
-    `page` paths are site paths without `.md` (lowercase slugs); `file` paths name a data file
+    `page` paths are site paths without `.md` (lowercase slugs); `file` paths name a project file
     relative to the data folder.
     """
     if not isinstance(path, str) or not path:
         return "it is empty"
     if path.startswith("/") or path.startswith("\\") or re.match(r"^[A-Za-z]:", path):
         return "it is absolute"
+    if kind == "file":
+        # Data file paths are relative to the data folder and may step up once into the project
+        # (`../content/page.md`): judge the path they name from the project root.
+        if "\\" in path or "//" in path:
+            return "it has an empty segment or a backslash"
+        path = posixpath.normpath(posixpath.join(DATA_FOLDER, path))
+        if path == ".." or path.startswith("../"):
+            return "it leads outside the project"
     segments = path.split("/")
     if len(segments) > MAX_SEGMENTS:
         return f"it has {len(segments)} folders and names; the limit is {MAX_SEGMENTS}"
@@ -82,7 +94,7 @@ def data_paths(project: Project) -> Iterator[tuple[str, Location, str, PathKind]
     for kind in ("released", "in_development", "changes", "rules_index"):
         page = getattr(landing, kind)
         if page is not None:
-            yield page, _loc(page, landing.loc), f"landing page '{kind}'", "page"
+            yield page, _loc(page, landing.loc), f"landing page {kind}", "page"
     for module in project.modules.values():
         yield module.id, _loc(module.id, module.loc), "module id (its site folder)", "page"
         for page in module.pages:
