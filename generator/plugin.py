@@ -45,6 +45,8 @@ class RulesPlugin(BasePlugin[RulesConfig]):
 
         Errors stop the build with one line each; warnings are logged, so `--strict` fails on them.
         """
+        if config.strict:
+            _count_warnings_when_quiet()
         root = self._root(config)
         content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
         outside = self.config.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
@@ -102,3 +104,15 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             if (root / folder).is_dir():
                 server.watch(str(root / folder))
         return server
+
+
+def _count_warnings_when_quiet() -> None:
+    """Make `--strict` count warnings under `--quiet` too.
+
+    `-q` raises the `mkdocs` logger to ERROR, so warnings never reach the handler that `--strict`
+    counts, and a strict, quiet build passes with warnings. Under `--strict` a warning fails the build,
+    so it is shown like an error: the logger goes back to WARNING (information stays hidden).
+    """
+    logger = logging.getLogger("mkdocs")
+    if logger.getEffectiveLevel() > logging.WARNING:
+        logger.setLevel(logging.WARNING)
