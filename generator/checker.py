@@ -858,6 +858,16 @@ def check_page_links(ctx: Context, content: dict[str, str], generated: dict[str,
         anchors.setdefault(page, set()).add(anchor)
     for page, plan in site.plans.items():
         anchors[page] = set(plan.ids.values())
+    for module in ctx.project.modules.values():
+        for erratum in module.errata:
+            known = anchors.get(erratum.page)
+            if erratum.anchor and known is not None and erratum.anchor not in known:
+                ctx.err(
+                    _at(erratum.anchor, erratum),
+                    "broken-link",
+                    f"erratum points at anchor '{erratum.anchor}', which page '{erratum.page}' does not have",
+                    did_you_mean(erratum.anchor, sorted(known)),
+                )
     for page, text in sorted(content.items()):
         for match in LINK.finditer(text):
             target = match["target"]
