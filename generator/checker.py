@@ -136,6 +136,14 @@ def check_system(ctx: Context) -> None:
             _check_form_names(ctx, column.forms, column, f"column '{column.key}'")
 
 
+def _fullmatch(pattern: str, text: str) -> bool:
+    """A value form's pattern matches the whole text; an invalid pattern (reported by check_system) matches nothing."""
+    try:
+        return re.fullmatch(pattern, text) is not None
+    except re.error:
+        return False
+
+
 def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
     text = source_text(value)  # as written: an unquoted +2 must not pass as the 2 YAML read
     for form in column.forms:
@@ -233,7 +241,7 @@ def check_rule_uses(ctx: Context, uses: Iterable[str], scope: Scope, owner: Reco
             ctx.err(where, "rule-arity", f"{name} gives '{rule.name}' a value ({parsed.value}), but the rule takes none")
         elif rule.parameter and parsed.value is not None and rule.values and parsed.value != rule.parameter:
             forms = project.system.value_forms
-            if not any(f in forms and re.fullmatch(forms[f].pattern, parsed.value) for f in rule.values):
+            if not any(f in forms and _fullmatch(forms[f].pattern, parsed.value) for f in rule.values):
                 examples = " or ".join(forms[f].example for f in rule.values if f in forms and forms[f].example)
                 ctx.err(
                     where,
