@@ -316,7 +316,8 @@ def project_files(
 ) -> tuple[list[Path], list[Problem]]:
     """The files with one of `suffixes` under `root/folder`, sorted, walked without trusting the tree.
 
-    Each entry is examined with `lstat`: FIFOs, sockets and devices are refused (never opened); a
+    Each entry is examined with `lstat`: FIFOs, sockets and devices are refused, whatever their
+    name (never opened); a
     symbolic link whose target leaves the project is refused unless `allow_outside_links`; a link
     inside the project is followed once (loops are cut).
     """
@@ -364,9 +365,10 @@ def project_files(
                     continue
             if stat.S_ISDIR(info.st_mode):
                 yield from walk(path)
-            elif wanted and stat.S_ISREG(info.st_mode):
-                yield path
-            elif wanted:
+            elif stat.S_ISREG(info.st_mode):
+                if wanted:
+                    yield path
+            else:  # whatever its name: MkDocs copies every file of the content folder, and would block on it
                 problems.append(_not_regular(Location(rel(path), 1, 1), info.st_mode))
 
     return sorted(walk(root / folder)), problems

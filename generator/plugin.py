@@ -19,6 +19,7 @@ from .config import RulesConfig
 from .pages import Generated, Loaded, generate, load_project, navigation
 from .problems import Severity
 from .report import summary
+from .serve_errors import error_pages, wait_until_stable
 
 log = logging.getLogger("mkdocs.plugins.rules")
 
@@ -35,6 +36,14 @@ class RulesPlugin(BasePlugin[RulesConfig]):
     def __init__(self) -> None:
         self.loaded: Loaded | None = None
         self.generated: Generated | None = None
+        self.serving = False
+        #: While serving with data errors: the error page at every page's path (see serve_errors.py).
+        self.broken: dict[str, str] | None = None
+        self.last_pages: set[str] = set()
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """`startup` event: remember whether we serve (its presence also keeps this object across rebuilds)."""
+        self.serving = command == "serve"
 
     def _root(self, config: MkDocsConfig) -> Path:
         return Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
@@ -50,16 +59,25 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         root = self._root(config)
         content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
         outside = self.config.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+        if self.serving:
+            wait_until_stable([root / self.config.data_dir, root / content_dir])
         loaded = load_project(root, self.config.data_dir, content_dir, allow_outside_links=outside)
         for problem in loaded.problems:
             if problem.severity is Severity.WARNING:
                 log.warning(str(problem))
+        if (loaded.errors or loaded.project is None) and self.serving:
+            for problem in loaded.errors:
+                log.error(str(problem))
+            self.broken = error_pages(loaded.problems, [*loaded.content, *self.last_pages])
+            return config
+        self.broken = None
         if loaded.errors or loaded.project is None:
             lines = [str(p) for p in loaded.errors]
             raise PluginError("\n".join([*lines, f"rules data: {summary(loaded.problems)}"]))
         templates = root / self.config.templates_dir
         self.loaded = loaded
         self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
+        self.last_pages = set(self.generated.pages)
         if self.config.nav and not config.nav:
             config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
         if STYLESHEET not in config.extra_css:
@@ -67,7 +85,13 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """`files` event: add every generated page as a generated file (never over a hand-written one)."""
+        """`files` event: add every generated page as a generated file (never over a hand-written one).
+
+        While serving broken data, the site is the error page at every page's path, plus the theme's files.
+        """
+        if self.broken is not None:
+            kept = [f for f in files if not f.is_documentation_page() and (f.abs_src_path is None or os.path.isfile(f.abs_src_path))]
+            return Files([*kept, *(File.generated(config, f"{page}.md", content=text) for page, text in self.broken.items())])
         assert self.generated is not None
         for page, text in self.generated.pages.items():
             uri = f"{page}.md"
@@ -86,6 +110,8 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         Pages that define special rules get a search boost, so that a rule's definition outranks the
         tables that merely use its name.
         """
+        if self.broken is not None:
+            return markdown
         assert self.generated is not None
         path = page.file.src_uri.removesuffix(".md")
         if path in self.generated.site_map.rule_pages.values():
