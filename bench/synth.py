@@ -212,10 +212,7 @@ def write_plain(generated: Path, out: Path) -> Path:
     boost = _plugin_option(config, "definitions_boost")
     pages = dict(result.pages)
     for page, text in loaded.content.items():
-        expanded, problems = result.expand(page, text)
-        if problems:
-            raise SystemExit(f"{page}: " + "; ".join(str(p) for p in problems))
-        pages[page] = expanded
+        pages[page] = result.expand(page, text)
     for page, text in pages.items():
         if page in boosted and boost is not None:
             text = _with_meta(text, {"search": {"boost": boost}})

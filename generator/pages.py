@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .catalogue import Project, assemble
-from .checker import check_project, read_words, rule_usage
-from .layout import SiteMap, build_site_map
+from .checks import read_words, run_checks
+from .layout import SiteMap, landing_pages
+from .layout import generated_paths as generated_paths
 from .loader import load_directory, project_files, read_text
 from .problems import Location, Problem, error
-from .render import Renderer
+from .resolve import Resolved, resolve
+
+if TYPE_CHECKING:
+    from .render import Renderer
 
 
 @dataclass
@@ -26,6 +31,7 @@ class Loaded:
     project: Project | None
     content: dict[str, str]
     problems: list[Problem] = field(default_factory=list)
+    resolved: Resolved | None = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -65,14 +71,15 @@ def load_project(
         # "no system file" on top would be a second, misleading error for the same mistake.
         found = [p for p in found if not (p.code == "missing" and p.location.line == 0)]
     problems.extend(found)
+    resolved = None
     # Cross-references are checked only on data that read cleanly: a file that failed to parse or
     # to match the schema would otherwise echo as a cascade of "does not exist" errors elsewhere.
     if project is not None and not any(p.severity.value == "error" for p in problems):
+        resolved = resolve(project, content, content_dir)
         words = read_words(root / data_dir / "words.txt")
-        problems.extend(
-            check_project(project, content, root=root if check_patches else None, data_dir=data_dir, content_dir=content_dir, words=words)
-        )
-    return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key))
+        root_for_patches = root if check_patches else None
+        problems.extend(run_checks(resolved, words=words, root=root_for_patches, data_dir=data_dir, content_dir=content_dir))
+    return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key), resolved)
 
 
 @dataclass
@@ -81,47 +88,32 @@ class Generated:
 
     pages: dict[str, str]
     renderer: Renderer
-    site_map: SiteMap
-    scope_of_page: dict[str, str]
+    resolved: Resolved
 
-    def expand(self, page: str, text: str) -> tuple[str, list[Problem]]:
-        return self.renderer.expand(page, text, self.scope_of_page.get(page))
+    @property
+    def site_map(self) -> SiteMap:
+        return self.resolved.site_map
 
+    @property
+    def scope_of_page(self) -> dict[str, str | None]:
+        return dict(self.resolved.page_scopes)
 
-def landing_pages(project: Project) -> dict[str, str]:
-    """Generated landing pages by kind, from the system's `landing_pages`."""
-    landing = project.system.landing_pages
-    kinds = {
-        "released": landing.released,
-        "in_development": landing.in_development,
-        "changes": landing.changes,
-        "rules_index": landing.rules_index,
-    }
-    return {kind: page for kind, page in kinds.items() if page}
+    def expand(self, page: str, text: str) -> str:
+        """A hand-written page with its directives and [[rule]] links replaced (they were checked)."""
+        return self.renderer.expand(page, text)
 
 
-def generated_paths(project: Project) -> dict[str, str]:
-    """Every generated page's path, with what generates it (for collision messages)."""
-    paths: dict[str, str] = {}
-    for module in project.modules.values():
-        paths[f"{module.id}/index"] = project.module_files[module.id]
-        if module.errata:
-            paths[f"{module.id}/errata"] = project.module_files[module.id]
-    for entry in project.lists:
-        paths[entry.page] = entry.file
-    for page in landing_pages(project).values():
-        paths[page] = project.system_file
-    paths["licences"] = project.system_file
-    return paths
+def generate(
+    project: Project, content: dict[str, str], template_dirs: list[str] | None = None, resolved: Resolved | None = None
+) -> Generated:
+    """Render every generated page. Call only on a project whose check found no errors.
 
+    `resolved` is the result `load_project` already computed; without it the project is resolved here.
+    """
+    from .render import Renderer  # here, not at the top: `cadence check` never loads Jinja
 
-def generate(project: Project, content: dict[str, str], template_dirs: list[str] | None = None) -> Generated:
-    """Render every generated page. Call only on a project whose check found no errors."""
-    site_map, _ = build_site_map(project, content)
-    for module in project.modules.values():
-        site_map.titles[f"{module.id}/index"] = module.title
-        site_map.titles[f"{module.id}/errata"] = f"{module.title} Errata"
-    renderer = Renderer(project, site_map, template_dirs or [])
+    resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)
+    renderer = Renderer(resolved, template_dirs or [])
     pages: dict[str, str] = {}
     for module in project.modules.values():
         pages[f"{module.id}/index"] = renderer.module_index(module)
@@ -137,26 +129,9 @@ def generate(project: Project, content: dict[str, str], template_dirs: list[str]
     if "changes" in landing:
         pages[landing["changes"]] = renderer.changes_page(landing["changes"])
     if "rules_index" in landing:
-        usage = rule_usage(project, site_map)
-        pages[landing["rules_index"]] = renderer.rules_index_page(landing["rules_index"], usage)
+        pages[landing["rules_index"]] = renderer.rules_index_page(landing["rules_index"])
     pages["licences"] = renderer.licences_page("licences")
-    scope_of_page = {page: scope for page in content if (scope := content_scope(project, page)) is not None}
-    return Generated(pages, renderer, site_map, scope_of_page)
-
-
-def content_scope(project: Project, page: str) -> str | None:
-    """The module whose rules a hand-written page's [[links]] resolve in; the checker and the renderer both ask here.
-
-    The page's folder when it is a module's (the module id is its URL folder), else the first module
-    that lists the page in its `pages`, else the core rules.
-    """
-    folder = PurePosixPath(page).parts[0]
-    if folder in project.modules:
-        return folder
-    listing = next((m.id for m in project.modules.values() if page in m.pages), None)
-    if listing is not None:
-        return listing
-    return next((m.id for m in project.modules.values() if m.core), None)
+    return Generated(pages, renderer, resolved)
 
 
 def navigation(project: Project, content: dict[str, str], titles: dict[str, str]) -> list[object]:

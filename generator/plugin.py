@@ -16,9 +16,11 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from .config import RulesConfig
+from .offline import write_service_worker
 from .pages import Generated, Loaded, generate, load_project, navigation
 from .problems import Severity
 from .report import summary
+from .search_entries import install_ranking, merge_search_entries, search_entries
 from .serve_errors import error_pages, wait_until_stable
 
 log = logging.getLogger("mkdocs.plugins.rules")
@@ -28,6 +30,9 @@ FOLLOW_OUTSIDE_LINKS = "CADENCE_FOLLOW_OUTSIDE_LINKS"
 
 #: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
 STYLESHEET = "assets/stylesheets/rules.css"
+
+#: The generator's page scripts (the reader's game for search, offline registration), added like the stylesheet.
+SCRIPTS = ("assets/javascripts/search.js", "assets/javascripts/offline.js")
 
 
 class RulesPlugin(BasePlugin[RulesConfig]):
@@ -76,12 +81,15 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             raise PluginError("\n".join([*lines, f"rules data: {summary(loaded.problems)}"]))
         templates = root / self.config.templates_dir
         self.loaded = loaded
-        self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
+        self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved)
         self.last_pages = set(self.generated.pages)
         if self.config.nav and not config.nav:
             config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
         if STYLESHEET not in config.extra_css:
             config.extra_css.append(STYLESHEET)
+        for script in SCRIPTS:
+            if script not in config.extra_javascript:
+                config.extra_javascript.append(script)
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -102,10 +110,14 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         if files.get_file_from_path(STYLESHEET) is None:
             css = resources.files("generator").joinpath("assets/rules.css").read_text(encoding="utf-8")
             files.append(File.generated(config, STYLESHEET, content=css))
+        for script in SCRIPTS:
+            if files.get_file_from_path(script) is None:
+                js = resources.files("generator").joinpath("assets", script.rsplit("/", 1)[1]).read_text(encoding="utf-8")
+                files.append(File.generated(config, script, content=js))
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages.
+        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages (checked in `on_config`).
 
         Pages that define special rules get a search boost, so that a rule's definition outranks the
         tables that merely use its name.
@@ -118,10 +130,22 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             page.meta.setdefault("search", {}).setdefault("boost", self.config.definitions_boost)
         if page.file.generated_by is not None:
             return markdown
-        text, problems = self.generated.expand(path, markdown)
-        if problems:
-            raise PluginError("\n".join(str(p) for p in problems))
-        return text
+        return self.generated.expand(path, markdown)
+
+    @event_priority(-100)
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        """`post_build` event, late (-100): after the search plugin has written its index.
+
+        Adds the search entries of units, weapons, upgrades, rules and tables, then writes the
+        service worker over every built file (so it is last: it hashes the finished site).
+        """
+        assert self.loaded is not None and self.loaded.project is not None and self.generated is not None
+        site_dir = Path(config.site_dir)
+        project = self.loaded.project
+        entries = search_entries(project, self.generated.site_map, self.loaded.content)
+        merge_search_entries(site_dir, entries, project.system.spelling_variants)
+        install_ranking(site_dir)
+        write_service_worker(site_dir)
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
         """`serve` event: rebuild when a data file or a template override changes."""
