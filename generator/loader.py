@@ -311,6 +311,15 @@ def _too_large(where: Location, size: int) -> Problem:
     return error(where, "too-large", f"file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes", hint="split it into several files")
 
 
+def _outside_link(where: Location) -> Problem:
+    return error(
+        where,
+        "unsafe-path",
+        "symbolic link leads outside the project; it was not followed",
+        hint="copy the file into the project, or allow such links with --follow-outside-links or the plugin option follow_outside_links",
+    )
+
+
 def project_files(
     root: Path, folder: str, suffixes: tuple[str, ...], *, allow_outside_links: bool = False
 ) -> tuple[list[Path], list[Problem]]:
@@ -348,14 +357,7 @@ def project_files(
             if stat.S_ISLNK(info.st_mode):
                 target = path.resolve()
                 if top != target and top not in target.parents and not allow_outside_links:
-                    problems.append(
-                        error(
-                            Location(rel(path), 1, 1),
-                            "unsafe-path",
-                            "symbolic link leads outside the project; it was not followed",
-                            hint="copy the file into the project, or allow such links with --follow-outside-links or the plugin option follow_outside_links",
-                        )
-                    )
+                    problems.append(_outside_link(Location(rel(path), 1, 1)))
                     continue
                 try:
                     info = path.stat()

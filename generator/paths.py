@@ -47,13 +47,9 @@ def unsafe_reason(path: str, kind: PathKind = "page") -> str | None:
     if path.startswith("/") or path.startswith("\\") or re.match(r"^[A-Za-z]:", path):
         return "it is absolute"
     if kind == "file":
-        # Data file paths are relative to the data folder and may step up once into the project
-        # (`../content/page.md`): judge the path they name from the project root.
-        if "\\" in path or "//" in path:
-            return "it has an empty segment or a backslash"
-        path = posixpath.normpath(posixpath.join(DATA_FOLDER, path))
-        if path == ".." or path.startswith("../"):
-            return "it leads outside the project"
+        reason, path = _from_project_root(path)
+        if reason:
+            return reason
     segments = path.split("/")
     if len(segments) > MAX_SEGMENTS:
         return f"it has {len(segments)} folders and names; the limit is {MAX_SEGMENTS}"
@@ -67,6 +63,16 @@ def unsafe_reason(path: str, kind: PathKind = "page") -> str | None:
             allowed = "lowercase letters, digits, '-' and '_'" if kind == "page" else "letters, digits, '.', '-' and '_'"
             return f"segment {segment!r} may hold only {allowed}"
     return None
+
+
+def _from_project_root(path: str) -> tuple[str | None, str]:
+    """A data file path judged from the project root: it may step up into the project (`../content/page.md`), not out."""
+    if "\\" in path or "//" in path:
+        return "it has an empty segment or a backslash", path
+    path = posixpath.normpath(posixpath.join(DATA_FOLDER, path))
+    if path == ".." or path.startswith("../"):
+        return "it leads outside the project", path
+    return None, path
 
 
 def check_path(path: str, where: Location, what: str, kind: PathKind = "page") -> Problem | None:

@@ -50,6 +50,21 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         """`startup` event: remember whether we serve (its presence also keeps this object across rebuilds)."""
         self.serving = command == "serve"
 
+    def _settle(self, root: Path, content_dir: str) -> None:
+        """While serving, read nothing an editor is still writing."""
+        if self.serving:
+            wait_until_stable([root / self.config.data_dir, root / content_dir])
+
+    def _show_errors_while_serving(self, loaded: Loaded) -> bool:
+        """While serving, data errors become the error site (serve_errors.py) instead of stopping the server."""
+        self.broken = None
+        if not self.serving or not (loaded.errors or loaded.project is None):
+            return False
+        for problem in loaded.errors:
+            log.error(str(problem))
+        self.broken = error_pages(loaded.problems, [*loaded.content, *self.last_pages])
+        return True
+
     def _root(self, config: MkDocsConfig) -> Path:
         return Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
 
@@ -64,18 +79,13 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         root = self._root(config)
         content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
         outside = self.config.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
-        if self.serving:
-            wait_until_stable([root / self.config.data_dir, root / content_dir])
+        self._settle(root, content_dir)
         loaded = load_project(root, self.config.data_dir, content_dir, allow_outside_links=outside)
         for problem in loaded.problems:
             if problem.severity is Severity.WARNING:
                 log.warning(str(problem))
-        if (loaded.errors or loaded.project is None) and self.serving:
-            for problem in loaded.errors:
-                log.error(str(problem))
-            self.broken = error_pages(loaded.problems, [*loaded.content, *self.last_pages])
+        if self._show_errors_while_serving(loaded):
             return config
-        self.broken = None
         if loaded.errors or loaded.project is None:
             lines = [str(p) for p in loaded.errors]
             raise PluginError("\n".join([*lines, f"rules data: {summary(loaded.problems)}"]))

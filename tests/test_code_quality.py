@@ -47,11 +47,11 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"loader", "model", "report", "config", "project_config", "search"}),
     frozenset({"schema", "points"}),
     frozenset({"catalogue"}),
-    frozenset({"layout", "errata", "releases", "docs"}),
+    frozenset({"layout", "errata", "releases", "docs", "paths"}),
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),
-    frozenset({"pages", "staging"}),
+    frozenset({"pages", "staging", "serve_errors"}),
     frozenset({"importer", "diff"}),
     frozenset({"plugin", "cli"}),
 )
