@@ -46,7 +46,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         notes: list[str] = []
         if args.as_published:
             check_root, notes = apply_as_published(root, Path(scratch), data_dir, content_dir)
-        loaded = load_project(check_root, data_dir, content_dir, check_patches=not args.as_published)
+        loaded = load_project(
+            check_root, data_dir, content_dir, check_patches=not args.as_published, allow_outside_links=args.follow_outside_links
+        )
     for note in notes:
         print(note, file=sys.stderr)
     problems = loaded.problems
@@ -61,8 +63,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _mkdocs(args: list[str], cwd: Path) -> int:
-    return subprocess.call([sys.executable, "-m", "mkdocs", *args], cwd=cwd)
+def _mkdocs(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> int:
+    return subprocess.call([sys.executable, "-m", "mkdocs", *args], cwd=cwd, env=env)
+
+
+def _mkdocs_env(args: argparse.Namespace) -> dict[str, str]:
+    """The environment MkDocs runs in: the plugin reads `--follow-outside-links` from it."""
+    env = dict(os.environ)
+    if args.follow_outside_links:
+        env["CADENCE_FOLLOW_OUTSIDE_LINKS"] = "1"
+    return env
 
 
 def _alive(pid: int) -> bool:
@@ -120,7 +130,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             command.append("--strict")
         if args.quiet:
             command.append("--quiet")
-        process = subprocess.Popen(command, cwd=root)
+        process = subprocess.Popen(command, cwd=root, env=_mkdocs_env(args))
         code = process.wait()
         if code != 0:
             print("cadence: build failed; the previous site was left as it was", file=sys.stderr)
@@ -149,7 +159,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
-    return _mkdocs(["serve", "--dev-addr", args.dev_addr], root)
+    return _mkdocs(["serve", "--dev-addr", args.dev_addr], root, _mkdocs_env(args))
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -343,6 +353,10 @@ def parser() -> argparse.ArgumentParser:
     search.add_argument("--site-dir", default="site")
     search.add_argument("--limit", type=int, default=5)
     search.add_argument("--game", help="rank as a reader on this module's pages does (a module id: the folder of its pages)")
+    for command in (check, build, serve):
+        command.add_argument(
+            "--follow-outside-links", action="store_true", help="follow symbolic links in data/ and content/ that leave the project"
+        )
     schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
     schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
     export = sub.add_parser("export", help="write each module's resolved data as versioned JSON, with its JSON Schema")

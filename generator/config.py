@@ -18,3 +18,8 @@ class RulesConfig(Config):
 
     definitions_boost = c.Type(float, default=2.0)
     """Search boost of pages that define special rules, so a definition outranks a table that only uses the name."""
+
+    follow_outside_links = c.Type(bool, default=False)
+    """Follow symbolic links under the data and content folders that lead outside the project (refused by default).
+
+    `cadence check/build/serve --follow-outside-links` turns it on for one run."""

@@ -7,6 +7,10 @@ documents blow up memory or smuggle in objects.
 
 from __future__ import annotations
 
+import os
+import re
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,14 +40,38 @@ class LocStr(str):
 
 
 class LocInt(int):
-    """A whole number from a data file that knows where it was written."""
+    """A whole number from a data file that knows where, and how, it was written.
+
+    `source` is the scalar as written (`+2`, `010`, `1:30`), so checks can compare it with what YAML
+    made of it.
+    """
 
     loc: Location
+    source: str
 
-    def __new__(cls, value: int, loc: Location) -> LocInt:
+    def __new__(cls, value: int, loc: Location, source: str = "") -> LocInt:
         self = super().__new__(cls, value)
         self.loc = loc
+        self.source = source or str(value)
         return self
+
+
+class LocFloat(float):
+    """A decimal number from a data file that knows where, and how, it was written."""
+
+    loc: Location
+    source: str
+
+    def __new__(cls, value: float, loc: Location, source: str = "") -> LocFloat:
+        self = super().__new__(cls, value)
+        self.loc = loc
+        self.source = source or repr(value)
+        return self
+
+
+def source_text(value: Any) -> str:
+    """A scalar as the designer wrote it: `+2` stays `+2` even though YAML reads the number 2."""
+    return str(getattr(value, "source", value))
 
 
 class YMap(dict[str, Any]):
@@ -89,6 +117,10 @@ _FLOAT = "tag:yaml.org,2002:float"
 _NULL = "tag:yaml.org,2002:null"
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
+#: The unquoted forms YAML reads exactly as written; any other int, float or bool form changes meaning.
+_PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_PLAIN_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]|-?(?:0|[1-9][0-9]*)\.0")
+_PLAIN_BOOL = re.compile(r"true|false|True|False|TRUE|FALSE")
 _SEQ = "tag:yaml.org,2002:seq"
 
 
@@ -140,10 +172,36 @@ class _Builder:
         if node.tag == _STR:
             return LocStr(node.value, loc)
         if node.tag == _INT:
-            return LocInt(self._constructor.construct_yaml_int(node), loc)
-        if node.tag in (_BOOL, _NULL, _FLOAT):
-            return self._constructor.construct_object(node)
+            number = LocInt(self._constructor.construct_yaml_int(node), loc, node.value)
+            self._meaning(node, loc, str(int(number)), f"the number {int(number)}", plain=_PLAIN_INT)
+            return number
+        if node.tag == _FLOAT:
+            decimal = LocFloat(self._constructor.construct_yaml_float(node), loc, node.value)
+            self._meaning(node, loc, repr(float(decimal)), f"the number {float(decimal)!r}", plain=_PLAIN_FLOAT)
+            return decimal
+        if node.tag == _BOOL:
+            truth = bool(self._constructor.construct_yaml_bool(node))
+            self._meaning(node, loc, "true" if truth else "false", "true" if truth else "false", plain=_PLAIN_BOOL)
+            return truth
+        if node.tag == _NULL:
+            return None
         raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
+
+    def _meaning(self, node: ScalarNode, loc: Location, canonical: str, reads_as: str, plain: re.Pattern[str]) -> None:
+        """An unquoted scalar YAML turns into something other than what was written (`+2`, `1:30`, `yes`).
+
+        The site would publish YAML's reading (`2`, `90`, `true`), silently; the designer decides instead.
+        """
+        if node.style or plain.fullmatch(node.value):  # libyaml gives plain scalars the style "", PyYAML None
+            return
+        self.problems.append(
+            error(
+                loc,
+                "yaml-value",
+                f"YAML reads {node.value} as {reads_as}, not as written",
+                hint=f"write '{node.value}' in quotes to keep it as written, or write {canonical}",
+            )
+        )
 
 
 #: libyaml's C parser when PyYAML has it (ten times faster); the pure-Python one otherwise.
@@ -170,25 +228,48 @@ class _AliasError(Exception):
         self.anchor = anchor
 
 
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
 def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
-    """Read a project text file as UTF-8, turning every I/O failure into a located problem."""
+    """Read a project text file as UTF-8, turning every I/O failure into a located problem.
+
+    Only regular files are opened: a FIFO or device would block the read for ever. The file is
+    checked with `stat` before it is opened and again, on the open descriptor, in case it was swapped.
+    """
     where = Location(rel, 1, 1)
-    if path.is_dir():
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
+    if stat.S_ISDIR(info.st_mode):
         return None, [error(where, "io", "expected a file but found a directory")]
+    if not stat.S_ISREG(info.st_mode):
+        return None, [_not_regular(where, info.st_mode)]
+    if info.st_size > MAX_FILE_BYTES:
+        return None, [_too_large(where, info.st_size)]
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
-    if size > MAX_FILE_BYTES:
-        return None, [
-            error(where, "too-large", f"file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes", hint="split it into several files")
-        ]
-    try:
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
     try:
-        return raw.decode("utf-8"), []
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            return None, [_not_regular(where, opened.st_mode)]
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_FILE_BYTES:
+        return None, [_too_large(where, len(raw))]
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         before = raw[: exc.start]
         line = before.count(b"\n") + 1
@@ -196,12 +277,112 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
         return None, [
             error(Location(rel, line, column), "encoding", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8", hint="save the file as UTF-8")
         ]
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        return None, [_control(rel, text, bad.start(), "control character")]
+    return text, []
+
+
+#: Control characters no rules text needs (tab, line feed and carriage return are fine).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Characters YAML 1.1 reads as line breaks, which editors do not: they would shift every position.
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _control(rel: str, text: str, at: int, what: str) -> Problem:
+    """A located error for the character at index `at`, at the line and column an editor shows."""
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return error(
+        Location(rel, line, column),
+        "encoding",
+        f"{what} U+{ord(text[at]):04X} is not allowed in rules data",
+        hint="delete it; an editor may show it as a blank or a box",
+    )
+
+
+def _not_regular(where: Location, mode: int) -> Problem:
+    return error(
+        where, "not-a-file", f"this is {_kind(mode)}, not a regular file; it was not read", hint="remove it or replace it with a file"
+    )
+
+
+def _too_large(where: Location, size: int) -> Problem:
+    return error(where, "too-large", f"file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes", hint="split it into several files")
+
+
+def _outside_link(where: Location) -> Problem:
+    return error(
+        where,
+        "unsafe-path",
+        "symbolic link leads outside the project; it was not followed",
+        hint="copy the file into the project, or allow such links with --follow-outside-links or the plugin option follow_outside_links",
+    )
+
+
+def project_files(
+    root: Path, folder: str, suffixes: tuple[str, ...], *, allow_outside_links: bool = False
+) -> tuple[list[Path], list[Problem]]:
+    """The files with one of `suffixes` under `root/folder`, sorted, walked without trusting the tree.
+
+    Each entry is examined with `lstat`: FIFOs, sockets and devices are refused, whatever their
+    name (never opened); a
+    symbolic link whose target leaves the project is refused unless `allow_outside_links`; a link
+    inside the project is followed once (loops are cut).
+    """
+    top = root.resolve()
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+
+    def rel(path: Path) -> str:
+        return path.relative_to(root).as_posix()
+
+    def walk(folder_path: Path) -> Iterator[Path]:
+        real = folder_path.resolve()
+        if real in seen:
+            return
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(folder_path), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(error(Location(rel(folder_path), 1, 1), "io", f"cannot read folder: {exc.strerror or exc}"))
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            wanted = path.suffix in suffixes
+            if stat.S_ISLNK(info.st_mode):
+                target = path.resolve()
+                if top != target and top not in target.parents and not allow_outside_links:
+                    problems.append(_outside_link(Location(rel(path), 1, 1)))
+                    continue
+                try:
+                    info = path.stat()
+                except OSError:
+                    if wanted:
+                        problems.append(error(Location(rel(path), 1, 1), "io", "symbolic link leads nowhere"))
+                    continue
+            if stat.S_ISDIR(info.st_mode):
+                yield from walk(path)
+            elif stat.S_ISREG(info.st_mode):
+                if wanted:
+                    yield path
+            else:  # whatever its name: MkDocs copies every file of the content folder, and would block on it
+                problems.append(_not_regular(Location(rel(path), 1, 1), info.st_mode))
+
+    return sorted(walk(root / folder)), problems
 
 
 def parse_yaml(text: str, rel: str) -> tuple[YMap | None, list[Problem]]:
     """Parse one YAML document into located raw values; the top level must be a mapping."""
     if text.startswith("\ufeff"):
         text = text[1:]
+    odd = _YAML_BREAKS.search(text)
+    if odd is not None:
+        return None, [_control(rel, text, odd.start(), "line separator")]
     try:
         node = _compose(text)
     except _AliasError as exc:
@@ -215,6 +396,10 @@ def parse_yaml(text: str, rel: str) -> tuple[YMap | None, list[Problem]]:
         if exc.context and exc.problem:
             message = f"{exc.problem} ({exc.context})"
         return None, [error(loc, "yaml", f"invalid YAML: {message}")]
+    except yaml.reader.ReaderError as exc:
+        # libyaml counts the position in UTF-8 bytes; editors count characters.
+        at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if _FastLoader is not yaml.SafeLoader else exc.position
+        return None, [_control(rel, text, min(at, len(text) - 1), "character")]
     except yaml.YAMLError as exc:
         return None, [error(Location(rel, 1, 1), "yaml", f"invalid YAML: {exc}")]
     except RecursionError:
@@ -241,14 +426,14 @@ def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
     return Document(rel, body), problems
 
 
-def load_directory(root: Path, data_dir: str) -> tuple[list[Document], list[Problem]]:
+def load_directory(root: Path, data_dir: str, *, allow_outside_links: bool = False) -> tuple[list[Document], list[Problem]]:
     """Load every `.yaml`/`.yml` file under the data folder, in a stable order."""
     base = root / data_dir
     if not base.is_dir():
         return [], [error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist")]
     documents: list[Document] = []
-    problems: list[Problem] = []
-    for path in sorted(p for p in base.rglob("*") if p.suffix in (".yaml", ".yml")):
+    paths, problems = project_files(root, data_dir, (".yaml", ".yml"), allow_outside_links=allow_outside_links)
+    for path in paths:
         rel = path.relative_to(root).as_posix()
         if "schema" in path.relative_to(base).parts[:1]:
             continue

@@ -17,7 +17,7 @@ from .checks import read_words, run_checks
 from .export import builder_outputs
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
-from .loader import load_directory, read_text
+from .loader import load_directory, project_files, read_text
 from .markup import outline_text
 from .problems import Location, Problem, error
 from .resolve import Resolved, resolve
@@ -41,14 +41,14 @@ class Loaded:
         return [p for p in self.problems if p.severity.value == "error"]
 
 
-def read_content(root: Path, content_dir: str) -> tuple[dict[str, str], list[Problem]]:
+def read_content(root: Path, content_dir: str, *, allow_outside_links: bool = False) -> tuple[dict[str, str], list[Problem]]:
     """Hand-written Markdown pages by site path (`core-rules/basic-rules`)."""
     base = root / content_dir
     pages: dict[str, str] = {}
-    problems: list[Problem] = []
     if not base.is_dir():
         return pages, [error(Location(content_dir, 0, 0), "missing", f"content folder '{content_dir}' does not exist")]
-    for path in sorted(base.rglob("*.md")):
+    paths, problems = project_files(root, content_dir, (".md",), allow_outside_links=allow_outside_links)
+    for path in paths:
         rel = path.relative_to(root).as_posix()
         text, found = read_text(path, rel)
         problems.extend(found)
@@ -57,13 +57,16 @@ def read_content(root: Path, content_dir: str) -> tuple[dict[str, str], list[Pro
     return pages, problems
 
 
-def load_project(root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True) -> Loaded:
+def load_project(
+    root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True, allow_outside_links: bool = False
+) -> Loaded:
     """Load, model and check a project; every problem is returned, nothing is raised for user data.
 
-    `check_patches` is off when the errata have already been applied (`--as-published`).
+    `check_patches` is off when the errata have already been applied (`--as-published`);
+    `allow_outside_links` follows symbolic links that leave the project.
     """
-    documents, problems = load_directory(root, data_dir)
-    content, content_problems = read_content(root, content_dir)
+    documents, problems = load_directory(root, data_dir, allow_outside_links=allow_outside_links)
+    content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links)
     problems.extend(content_problems)
     project, found = assemble(documents, data_dir, unread={p.location.path for p in problems})
     problems.extend(found)

@@ -5,8 +5,26 @@ Every stage returns problems as values; only the shells (plugin, command) decide
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+#: Characters that could split a report line, forge one, or hide text on a terminal: C0 and C1
+#: controls (newline, carriage return, escape, NUL...), Unicode line and paragraph separators, and the
+#: bidirectional overrides that reorder what a reader sees.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """`text` with every character that could split or forge a report line written as an escape."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group(0)
+        code = ord(char)
+        return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+    return _UNPRINTABLE.sub(escape, text)
 
 
 class Severity(StrEnum):
@@ -23,7 +41,7 @@ class Location:
     column: int = 0
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}"
+        return f"{one_line(self.path)}:{self.line}:{self.column}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,11 +58,13 @@ class Problem:
         loc = self.location
         return (loc.path, loc.line, loc.column, self.code, self.message)
 
+    @property
+    def text(self) -> str:
+        """The message and hint on one line, as every report format shows them."""
+        return one_line(self.message + (f" (hint: {self.hint})" if self.hint else ""))
+
     def __str__(self) -> str:
-        text = f"{self.location}: {self.severity.value}[{self.code}]: {self.message}"
-        if self.hint:
-            text += f" (hint: {self.hint})"
-        return text
+        return f"{self.location}: {self.severity.value}[{one_line(self.code)}]: {self.text}"
 
 
 def error(location: Location, code: str, message: str, hint: str = "", data_path: str = "") -> Problem:

@@ -1,11 +1,15 @@
-"""Problems as text lines, JSON objects or GitHub Actions annotations."""
+"""Problems as text lines, JSON objects or GitHub Actions annotations.
+
+Every format shows one problem on one line: paths, messages and hints pass through `one_line`, so a
+value quoted from the data (a newline, a line separator, an escape sequence) cannot split or forge one.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 
-from .problems import Problem, Severity
+from .problems import Problem, Severity, one_line
 
 FORMATS = ("text", "json", "github")
 
@@ -32,13 +36,13 @@ def format_problems(problems: Iterable[Problem], fmt: str = "text") -> str:
         return "\n".join(
             json.dumps(
                 {
-                    "path": p.location.path,
+                    "path": one_line(p.location.path),
                     "line": p.location.line,
                     "column": p.location.column,
                     "severity": p.severity.value,
-                    "code": p.code,
-                    "message": p.message,
-                    "hint": p.hint,
+                    "code": one_line(p.code),
+                    "message": one_line(p.message),
+                    "hint": one_line(p.hint),
                 },
                 ensure_ascii=False,
             )
@@ -48,9 +52,9 @@ def format_problems(problems: Iterable[Problem], fmt: str = "text") -> str:
         lines = []
         for p in ordered:
             level = "error" if p.severity is Severity.ERROR else "warning"
-            message = p.message + (f" (hint: {p.hint})" if p.hint else "")
+            message = p.text
             lines.append(
-                f"::{level} file={_github_escape(p.location.path, True)},line={p.location.line},col={p.location.column},"
+                f"::{level} file={_github_escape(one_line(p.location.path), True)},line={p.location.line},col={p.location.column},"
                 f"title={_github_escape(p.code, True)}::{_github_escape(message)}"
             )
         return "\n".join(lines)

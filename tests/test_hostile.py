@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,8 @@ def test_malformed_documents_give_located_errors() -> None:
         problems = lines[:-1]
         assert problems, f"{kind}: no problem line\n{output}"
         assert all(LINE.match(line) for line in problems), f"{kind}:\n{output}"
-        assert any(line.startswith(f"{target}:") for line in problems), f"{kind}: nothing located in {target}\n{output}"
+        located_at = re.compile(rf"^{re.escape(target)}:[1-9][0-9]*:[1-9][0-9]*: error\[")
+        assert any(located_at.match(line) for line in problems), f"{kind}: no error at a line and column of {target}\n{output}"
 
     located()
     counts = Counter(tried)
@@ -300,3 +302,108 @@ def test_killed_build_leaves_the_previous_site(signum: int, project_with_site: t
     assert process.returncode == 0, err
     assert "A change that must not be published half way." in (project / "site/index.html").read_text()
     assert not list(project.glob(".site-*"))
+
+
+# --- files that are not files, links that leave the project -----------------------------------
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging for ever when something opens a FIFO."""
+
+    def expired(_signum: int, _frame: object) -> None:
+        raise TimeoutError(f"still running after {seconds} s: a FIFO was opened")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_fifos_in_data_and_content_are_refused_unopened(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    os.mkfifo(project / "data/core/extra.yaml")
+    os.mkfifo(project / "content/notes.md")
+    with _deadline(30):
+        code, output = run_check(project)
+    assert code == 1
+    assert output.splitlines() == [
+        "content/notes.md:1:1: error[not-a-file]: this is a FIFO, not a regular file; it was not read (hint: remove it or replace it with a file)",
+        "data/core/extra.yaml:1:1: error[not-a-file]: this is a FIFO, not a regular file; it was not read (hint: remove it or replace it with a file)",
+        "2 errors, 0 warnings",
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(tmp_path / "site")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 1
+    assert "data/core/extra.yaml:1:1: error[not-a-file]" in result.stderr
+
+
+def test_symlink_leaving_the_project_is_refused_unless_allowed(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    outside = tmp_path / "elsewhere" / "rangers.yaml"
+    outside.parent.mkdir()
+    listed = project / "data/skirmish/army-lists/rangers.yaml"
+    listed.replace(outside)
+    listed.symlink_to(outside)
+    code, output = run_check(project)
+    assert code == 1
+    assert (
+        "data/skirmish/army-lists/rangers.yaml:1:1: error[unsafe-path]: symbolic link leads outside the project; it was not followed "
+        "(hint: copy the file into the project, or allow such links with --follow-outside-links or the plugin option follow_outside_links)"
+    ) in output.splitlines()
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert cadence(["-C", str(project), "check", "--follow-outside-links"]) == 0, out.getvalue()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    refused = subprocess.run([sys.executable, "-m", "generator.cli", "build", "-q"], cwd=project, capture_output=True, text=True, env=env)
+    assert refused.returncode == 1 and "error[unsafe-path]" in refused.stderr
+    allowed = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "build", "-q", "--follow-outside-links"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    assert "Ranger Captain" in (project / "site/skirmish/army-lists/rangers.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "written"),
+    [
+        ("released: released-games", "released: /tmp/cadence-escape", "cadence-escape"),
+        ("rules_index: rules-index", "rules_index: ../../escaped-index", "escaped-index"),
+        ("pages: [core/rules]", "pages: [core/rules, ../outside]", "outside"),
+    ],
+)
+def test_landing_and_module_pages_stay_inside_the_site(find: str, replace: str, written: str, tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "deep" / "er" / "mini")
+    for path in (project / "data/system.yaml", project / "data/core/module.yaml"):
+        path.write_text(path.read_text().replace(find, replace))
+    result = mkdocs_build(project, tmp_path / "deep" / "er" / "site")
+    assert result.returncode == 1
+    assert "error[unsafe-path]" in result.stderr
+    assert not [p for p in tmp_path.rglob(f"{written}*")]
+    assert not Path(f"/tmp/{written}.html").exists() and not Path(f"/tmp/{written}.md").exists()
+
+
+def test_a_page_name_longer_than_a_file_name_is_a_located_error(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    path = project / "data/skirmish/army-lists/rangers.yaml"
+    path.write_text(path.read_text().replace("id: rangers", "id: " + "r" * 300))
+    code, output = run_check(project)
+    assert code == 1
+    assert (
+        "data/skirmish/army-lists/rangers.yaml:2:7: error[unsafe-path]: army list page 'skirmish/army-lists/"
+        + "r" * 300
+        + "' cannot be used: a segment is 300 characters long; the limit is 100"
+    ) in output

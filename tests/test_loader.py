@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.loader import LocInt, LocStr, YMap, load_file, parse_yaml
+import pytest
+
+from generator.loader import LocInt, LocStr, YMap, load_file, parse_yaml, source_text
 
 
 def test_values_remember_where_they_were_written() -> None:
@@ -72,3 +74,65 @@ def test_huge_file_is_refused(tmp_path: Path) -> None:
     path.write_text("a: " + "x" * (3 * 1024 * 1024) + "\n")
     _, problems = load_file(path, "data/huge.yaml")
     assert problems[0].code == "too-large"
+
+
+# --- YAML that changes meaning -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "reads_as"),
+    [
+        ("+2", "the number 2"),
+        ("010", "the number 8"),
+        ("1:30", "the number 90"),
+        ("1_000", "the number 1000"),
+        ("0x1f", "the number 31"),
+        ("1.50", "the number 1.5"),
+        ("yes", "true"),
+        ("no", "false"),
+        ("on", "true"),
+        ("Off", "false"),
+    ],
+)
+def test_values_yaml_would_change_are_located_errors(written: str, reads_as: str) -> None:
+    body, problems = parse_yaml(f"unit:\n  profile: {{mov: 6, hp: {written}}}\n", "f.yaml")
+    assert [str(p) for p in problems] == [
+        f"f.yaml:2:25: error[yaml-value]: YAML reads {written} as {reads_as}, not as written "
+        f"(hint: write '{written}' in quotes to keep it as written, or write {reads_as.removeprefix('the number ')})"
+    ]
+    assert body is not None
+    assert source_text(body["unit"]["profile"]["hp"]) in (written, "True", "False")
+
+
+@pytest.mark.parametrize("written", ["2", "-3", "0", "1.5", "true", "false", "'+2'", '"1:30"', "'yes'", "08", "1e3"])
+def test_values_read_as_written_are_accepted(written: str) -> None:
+    body, problems = parse_yaml(f"unit:\n  hp: {written}\n", "f.yaml")
+    assert problems == []
+    assert body is not None
+    value = body["unit"]["hp"]
+    assert source_text(value).lower() == written.strip("'\"").lower()
+    if written == "'+2'":
+        assert isinstance(value, LocStr) and value == "+2"
+
+
+# --- characters no rules text needs ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "char"),
+    [
+        ("module:\n  id: ab\x00cd\n", "2:9", "U+0000"),
+        ("module:\n  title: é\x1b[31mred\n", "2:11", "U+001B"),
+        ("module:\n  title: éé\n  summary: a\u2028b\n", "3:13", "U+2028"),
+        ("module:\n  title: éé x\ufffe\n", "2:14", "U+FFFE"),
+        ("module:\n  title: a\x85b\n", "2:11", "U+0085"),
+    ],
+)
+def test_control_characters_are_located_where_an_editor_shows_them(tmp_path: Path, text: str, where: str, char: str) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    document, problems = load_file(path, "data/x.yaml")
+    assert document is None
+    assert len(problems) == 1
+    assert str(problems[0]).startswith(f"data/x.yaml:{where}: error[encoding]: ")
+    assert char in problems[0].message

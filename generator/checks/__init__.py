@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .. import markup
 from ..catalogue import Project
+from ..paths import path_problems
 from ..problems import Problem
 from ..resolve import Resolved
 from . import army_lists, budgets, built_models, design, errata, links, modules, rules, spelling, tables, unused, values
@@ -53,13 +54,14 @@ CHECKS: tuple[Check, ...] = (
     Check(values.check_profiles, ("missing-column", "unknown-column", "value-form")),
     Check(rules.check_rule_definitions, ("duplicate", "value", "rule-name", "rules-not-shown")),
     Check(rules.check_rule_uses, ("unknown-rule", "rule-kind", "rule-name", "rule-arity", "value-form")),
-    Check(modules.check_module_pages, ("unsafe-path", "missing-page")),
+    Check(over_project(path_problems), ("unsafe-path",)),
+    Check(modules.check_module_pages, ("missing-page",)),
     Check(modules.check_module_tables, ("duplicate",)),
     Check(modules.check_categories, ("unknown-category", "share")),
     Check(tables.check_tables, ("table-row", "dice", "roll", "roll-range", "roll-overlap", "roll-gap")),
     Check(
         army_lists.check_army_lists,
-        ("unsafe-path", "unknown-list", "too-large", "section", "duplicate", "range", "empty-option", "unknown-section"),
+        ("unknown-list", "too-large", "section", "duplicate", "range", "empty-option", "unknown-section"),
     ),
     Check(army_lists.check_footnotes, ("footnote",)),
     Check(army_lists.check_names, UNKNOWN_NAMES),
@@ -71,7 +73,8 @@ CHECKS: tuple[Check, ...] = (
     Check(unused.check_unused, ("unused",)),
     Check(spelling.check_name_spelling, ("spelling", "name-case")),
     Check(spelling.check_prose_spelling, ("spelling",)),
-    Check(errata.check_errata_patches, ("unsafe-path", "missing", "erratum-patch")),
+    Check(errata.check_errata_patches, ("missing", "erratum-patch")),
+    Check(errata.check_errata_anchors, ("broken-link",)),
     Check(over_project(design.check_duplicate_names), ("duplicate-name",)),
     Check(over_project(design.check_upgrade_points), ("missing-points",)),
     Check(over_project(design.check_empty_sections), ("empty-section",)),

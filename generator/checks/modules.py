@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ..model import Module, slugify
+from ..paths import is_safe
 from ..problems import Problem, did_you_mean, error
 from .base import CheckRun
 
-SAFE_PAGE = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$")
-
 
 def check_module_pages(run: CheckRun) -> Iterator[Problem]:
-    """Every page a module lists, and every page an erratum points at, exists and is a safe path."""
+    """Every page a module lists, and every page an erratum points at, exists (unsafe paths: paths.py)."""
     pages = run.resolved.page_paths
     for ref in run.resolved.pages:
-        if ref.listed and not SAFE_PAGE.match(ref.path):
-            message = f"page path {ref.path!r} must be a relative site path of lowercase slugs, like 'my-game/missions'"
-            yield error(ref.where, "unsafe-path", message)
-        elif ref.listed and not ref.exists:
+        if not is_safe(ref.path):
+            continue
+        if ref.listed and not ref.exists:
             message = f"{ref.owner} lists page '{ref.path}', but there is no content/{ref.path}.md and no data generates it"
             yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
         elif not ref.exists:

@@ -103,7 +103,7 @@ def _use(project: Project, ref: RuleRef) -> Iterator[Problem]:
 
 def _value_form(project: Project, rule: SpecialRule, value: str, name: str, ref: RuleRef) -> Iterator[Problem]:
     forms = project.system.value_forms
-    if any(f in forms and re.fullmatch(forms[f].pattern, value) for f in rule.values):
+    if any(f in forms and _fullmatch(forms[f].pattern, value) for f in rule.values):
         return
     examples = " or ".join(forms[f].example for f in rule.values if f in forms and forms[f].example)
     yield error(
@@ -112,3 +112,11 @@ def _value_form(project: Project, rule: SpecialRule, value: str, name: str, ref:
         f"{name} gives '{rule.name}' the value {value!r}, which is not written as {' or '.join(rule.values)}",
         f"write it like {project.use_text(rule.name, examples)}" if examples else "",
     )
+
+
+def _fullmatch(pattern: str, text: str) -> bool:
+    """A value form's pattern matches the whole text; an invalid pattern (reported once by its own check) matches nothing."""
+    try:
+        return re.fullmatch(pattern, text) is not None
+    except re.error:
+        return False

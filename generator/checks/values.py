@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..catalogue import Project, walk_sections
+from ..loader import source_text
 from ..model import Column, ProfileValue, Record, Weapon
 from ..problems import Problem, did_you_mean, error
 from .base import CheckRun, at
@@ -42,7 +43,7 @@ def check_value_forms(run: CheckRun) -> Iterator[Problem]:
 
 def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
     """Whether a value is written in one of its column's forms."""
-    text = str(value)
+    text = source_text(value)  # as written: an unquoted +2 must not pass as the 2 YAML read
     for form in column.forms:
         vf = project.system.value_forms.get(form)
         if vf is None:
