@@ -12,12 +12,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from .errata import apply_as_published
 from .pages import load_project
-from .problems import Severity
+from .problems import Problem, Severity
 from .report import FORMATS, format_problems
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -60,10 +61,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _mkdocs(args: list[str], cwd: Path) -> int:
-    return subprocess.call([sys.executable, "-m", "mkdocs", *args], cwd=cwd)
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -91,11 +88,26 @@ def recover_output(out: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def cmd_build(args: argparse.Namespace) -> int:
-    """Build into a temporary folder beside the output and swap it in only when the build succeeds.
+ENGINES = ("mkdocs", "zensical")
 
-    A failed or killed build leaves the previous site as it was.
+
+def engine_command(engine: str, action: str, config_file: Path, *extra: str) -> list[str]:
+    """The engine's own command on a staged config (`mkdocs build -f …`, `zensical serve -f …`)."""
+    return [sys.executable, "-m", engine, action, "--config-file", str(config_file), *extra]
+
+
+def _print_problems(problems: list[Problem]) -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Stage the whole site, build it with the chosen engine into a folder beside the output, and swap
+    it in only when everything succeeded. A failed or killed build leaves the previous site as it was.
     """
+    from .postbuild import BuildContext, PostBuildError, run
+    from .staging import StagingError, stage
+
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
@@ -103,31 +115,47 @@ def cmd_build(args: argparse.Namespace) -> int:
     out = (root / args.site_dir).resolve() if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     recover_output(out)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-{os.getpid()}-", dir=out.parent))
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-{os.getpid()}-", dir=out.parent))
+    built = work / "site"
     process: subprocess.Popen[bytes] | None = None
 
     def stop(signum: int, _frame: object) -> None:
-        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps MkDocs.
+        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps the engine.
         if process is not None and process.poll() is None:
             process.terminate()
         raise SystemExit(128 + signum)
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    failed = "cadence: build failed; the previous site was left as it was"
     try:
-        command = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(staging)]
-        if args.strict:
-            command.append("--strict")
-        if args.quiet:
-            command.append("--quiet")
-        process = subprocess.Popen(command, cwd=root)
-        code = process.wait()
-        if code != 0:
-            print("cadence: build failed; the previous site was left as it was", file=sys.stderr)
+        try:
+            staged = stage(root, work, built)
+        except StagingError as exc:
+            _print_problems(exc.problems)
+            print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
-        old = out.parent / f".{out.name}-old-{os.getpid()}-{staging.name.rsplit('-', 1)[-1]}"
+        assert staged.loaded is not None and staged.generated is not None
+        warnings = staged.loaded.problems
+        _print_problems(warnings)
+        if args.strict and warnings:
+            print(failed, file=sys.stderr)
+            return EXIT_PROBLEMS
+        extra = [*(["--strict"] if args.strict else []), *(["--quiet"] if args.quiet and args.engine == "mkdocs" else [])]
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        process = subprocess.Popen(engine_command(args.engine, "build", staged.config_file, *extra), cwd=work, env=env)
+        if process.wait() != 0 or not built.is_dir():
+            print(failed, file=sys.stderr)
+            return EXIT_PROBLEMS
+        try:
+            run(built, BuildContext(root, staged.loaded, staged.generated, args.engine))
+        except PostBuildError as exc:
+            print(f"cadence: {exc}", file=sys.stderr)
+            print(failed, file=sys.stderr)
+            return EXIT_PROBLEMS
+        old = out.parent / f".{out.name}-old-{os.getpid()}-{work.name.rsplit('-', 1)[-1]}"
         if out.exists():
             os.replace(out, old)
-        os.replace(staging, out)
+        os.replace(built, out)
         shutil.rmtree(old, ignore_errors=True)
         return EXIT_CLEAN
     finally:
@@ -140,15 +168,69 @@ def cmd_build(args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _snapshot(root: Path, folders: Sequence[str]) -> dict[str, float]:
+    """Modification times of every file under the watched folders (a change adds, removes or retimes one)."""
+    times: dict[str, float] = {}
+    for folder in folders:
+        for path in (root / folder).rglob("*") if (root / folder).is_dir() else ():
+            try:
+                times[str(path)] = path.stat().st_mtime
+            except OSError:
+                continue
+    times[str(root / "mkdocs.yml")] = (root / "mkdocs.yml").stat().st_mtime
+    return times
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Stage the site, let the engine's own server serve the staging tree, and re-stage on every edit
+    of data, content or overrides; the engine sees the changed files and reloads the browser.
+    """
+    from .staging import StagingError, read_config, read_options, stage
+
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
-    return _mkdocs(["serve", "--dev-addr", args.dev_addr], root)
+    config = read_config(root)
+    watched = [read_options(config).data_dir, str(config.get("docs_dir", "docs")), "overrides"]
+    work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        try:
+            staged = stage(root, work, work / "site")
+        except StagingError as exc:
+            _print_problems(exc.problems)
+            return EXIT_PROBLEMS
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        process = subprocess.Popen(engine_command(args.engine, "serve", staged.config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
+        seen = _snapshot(root, watched)
+        while process.poll() is None:
+            time.sleep(0.3)
+            now = _snapshot(root, watched)
+            if now == seen:
+                continue
+            seen = now
+            try:
+                staged = stage(root, work, work / "site")
+                print(f"cadence: re-staged {len(staged.written) + len(staged.removed)} files", file=sys.stderr)
+            except StagingError as exc:
+                _print_problems(exc.problems)
+                print("cadence: the site keeps its last good build until this is fixed", file=sys.stderr)
+        return EXIT_CLEAN if process.returncode == 0 else EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        return EXIT_CLEAN
+    finally:
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -203,8 +285,10 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--site-dir", default="site")
     build.add_argument("--strict", action="store_true")
     build.add_argument("--quiet", "-q", action="store_true")
+    build.add_argument("--engine", choices=ENGINES, default="mkdocs", help="the engine that builds the staged site (default mkdocs)")
     serve = sub.add_parser("serve", help="serve the site with live reload")
     serve.add_argument("--dev-addr", default="127.0.0.1:8000")
+    serve.add_argument("--engine", choices=ENGINES, default="mkdocs", help="the engine whose server serves the staged site")
     search = sub.add_parser("search", help="search the built site's index")
     search.add_argument("query", nargs="+")
     search.add_argument("--site-dir", default="site")

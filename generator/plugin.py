@@ -1,9 +1,8 @@
-"""The MkDocs plugin: thin hooks that call the pipeline in `pages.py`, nothing else."""
+"""The MkDocs plugin: thin hooks over the staging functions `cadence build` uses (`staging.py`), nothing else."""
 
 from __future__ import annotations
 
 import logging
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -14,81 +13,100 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from . import postbuild
 from .config import RulesConfig
-from .pages import Generated, Loaded, generate, load_project, navigation
+from .pages import Generated, Loaded, navigation
 from .problems import Severity
 from .report import summary
+from .staging import Options, StagingError, asset_files, asset_links, load_and_generate, page_meta, with_meta
 
 log = logging.getLogger("mkdocs.plugins.rules")
 
-#: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
-STYLESHEET = "assets/stylesheets/rules.css"
-
 
 class RulesPlugin(BasePlugin[RulesConfig]):
-    """Loads, checks and renders the rules data into the MkDocs build."""
+    """Loads, checks and renders the rules data into the MkDocs build, through the staging functions
+    `cadence build` uses, so a plain `mkdocs build` gives the same site."""
 
     def __init__(self) -> None:
         self.loaded: Loaded | None = None
         self.generated: Generated | None = None
+        self.assets: dict[str, bytes] = {}
 
     def _root(self, config: MkDocsConfig) -> Path:
         return Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+
+    def _options(self) -> Options:
+        return Options(
+            data_dir=self.config.data_dir,
+            templates_dir=self.config.templates_dir,
+            nav=self.config.nav,
+            definitions_boost=self.config.definitions_boost,
+        )
 
     @event_priority(50)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """`config` event, early (50): load and check the data before anything else reads the nav.
 
         Errors stop the build with one line each; warnings are logged, so `--strict` fails on them.
+        Every file of `generator/assets/` is listed in extra_css or extra_javascript.
         """
         root = self._root(config)
         content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
-        loaded = load_project(root, self.config.data_dir, content_dir)
+        try:
+            loaded, generated = load_and_generate(root, self._options(), content_dir)
+        except StagingError as exc:
+            errors = [str(p) for p in exc.problems if p.severity is Severity.ERROR]
+            raise PluginError("\n".join([*errors, f"rules data: {summary(exc.problems)}"])) from exc
         for problem in loaded.problems:
             if problem.severity is Severity.WARNING:
                 log.warning(str(problem))
-        if loaded.errors or loaded.project is None:
-            lines = [str(p) for p in loaded.errors]
-            raise PluginError("\n".join([*lines, f"rules data: {summary(loaded.problems)}"]))
-        templates = root / self.config.templates_dir
-        self.loaded = loaded
-        self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
+        assert loaded.project is not None
+        self.loaded, self.generated = loaded, generated
         if self.config.nav and not config.nav:
-            config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
-        if STYLESHEET not in config.extra_css:
-            config.extra_css.append(STYLESHEET)
+            config.nav = navigation(loaded.project, loaded.content, generated.site_map.titles)
+        self.assets = asset_files()
+        css, js = asset_links(sorted(self.assets))
+        config.extra_css.extend(c for c in css if c not in config.extra_css)
+        config.extra_javascript.extend(j for j in js if j not in config.extra_javascript)
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """`files` event: add every generated page as a generated file (never over a hand-written one)."""
+        """`files` event: add every generated page and asset as a generated file (never over a hand-written one)."""
         assert self.generated is not None
         for page, text in self.generated.pages.items():
             uri = f"{page}.md"
-            existing = files.get_file_from_path(uri)
-            if existing is not None:
+            if files.get_file_from_path(uri) is not None:
                 raise PluginError(f"{config.docs_dir}/{uri}: error[page-collision]: a hand-written page has the path of a generated page")
-            files.append(File.generated(config, uri, content=text))
-        if files.get_file_from_path(STYLESHEET) is None:
-            css = resources.files("generator").joinpath("assets/rules.css").read_text(encoding="utf-8")
-            files.append(File.generated(config, STYLESHEET, content=css))
+            files.append(File.generated(config, uri, content=with_meta(text, page_meta(self.generated, page, self._options()))))
+        for uri, data in self.assets.items():
+            if files.get_file_from_path(uri) is None:  # a project's own file at the same path replaces ours
+                files.append(File.generated(config, uri, content=data))
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages.
-
-        Pages that define special rules get a search boost, so that a rule's definition outranks the
-        tables that merely use its name.
-        """
+        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages, and give
+        them the generator's page metadata (the search boost of rule definitions)."""
         assert self.generated is not None
-        path = page.file.src_uri.removesuffix(".md")
-        if path in self.generated.site_map.rule_pages.values():
-            page.meta.setdefault("search", {}).setdefault("boost", self.config.definitions_boost)
         if page.file.generated_by is not None:
             return markdown
+        path = page.file.src_uri.removesuffix(".md")
+        for key, value in page_meta(self.generated, path, self._options()).items():
+            if isinstance(value, dict) and isinstance(page.meta.get(key), dict):
+                page.meta[key] = {**value, **page.meta[key]}
+            else:
+                page.meta.setdefault(key, value)
         text, problems = self.generated.expand(path, markdown)
         if problems:
             raise PluginError("\n".join(str(p) for p in problems))
         return text
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        """`post_build` event: the post-build steps `cadence build` runs after any engine."""
+        assert self.loaded is not None and self.generated is not None
+        try:
+            postbuild.run(Path(config.site_dir), postbuild.BuildContext(self._root(config), self.loaded, self.generated, "mkdocs"))
+        except postbuild.PostBuildError as exc:
+            raise PluginError(str(exc)) from exc
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
         """`serve` event: rebuild when a data file or a template override changes."""
