@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from typing import Any, Literal
 
+import yaml
 from markdown.extensions.toc import slugify as _toc_slugify
 
 from .problems import Location
@@ -74,6 +76,36 @@ class LandingPages(Record):
     rules_index: str | None = field(default=None, metadata=doc("Page indexing every special rule."))
 
 
+#: The generator's own words in English, shipped as data (`generator/labels.yaml`), not code.
+DEFAULT_LABELS: dict[str, str] = yaml.safe_load(resources.files("generator").joinpath("labels.yaml").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Labels(Record):
+    """The words the generator puts on the site itself; a game in another language replaces them all."""
+
+    home: str = field(default=DEFAULT_LABELS["home"], metadata=doc("Navigation title of the home page."))
+    overview: str = field(default=DEFAULT_LABELS["overview"], metadata=doc("Navigation title of a module's index page."))
+    errata: str = field(default=DEFAULT_LABELS["errata"], metadata=doc("Navigation title of a module's errata page."))
+    module_errata: str = field(
+        default=DEFAULT_LABELS["module_errata"], metadata=doc("Title of a module's errata page; '{module}' stands for the module's title.")
+    )
+    released: str = field(default=DEFAULT_LABELS["released"], metadata=doc("Title of the page and menu section of released modules."))
+    in_development: str = field(
+        default=DEFAULT_LABELS["in_development"], metadata=doc("Title of the page and menu section of modules in development.")
+    )
+    rules_index: str = field(default=DEFAULT_LABELS["rules_index"], metadata=doc("Title of the page indexing every special rule."))
+    changes: str = field(default=DEFAULT_LABELS["changes"], metadata=doc("Title of the recent changes page."))
+    licences: str = field(default=DEFAULT_LABELS["licences"], metadata=doc("Title of the licences page."))
+    about: str = field(default=DEFAULT_LABELS["about"], metadata=doc("Menu section of the about pages and the licences."))
+    setup: str = field(default=DEFAULT_LABELS["setup"], metadata=doc("Label of a built model's upgrades."))
+    weapons: str = field(default=DEFAULT_LABELS["weapons"], metadata=doc("Label of a built model's weapons (a plural)."))
+
+    def of_module(self, title: str) -> str:
+        """The errata page title of a module."""
+        return self.module_errata.replace("{module}", title)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Change(Record):
     section: str = field(metadata=doc("The heading the changes are listed under."))
@@ -95,6 +127,7 @@ class System(Record):
     name_case: Literal["title", "any"] = field(default="title", metadata=doc("Whether names must be in title case."))
     changes_release: str = field(default="", metadata=doc("The release the recent changes belong to, shown as their heading."))
     changes: tuple[Change, ...] = field(default=(), metadata=doc("Site-wide change entries."))
+    labels: Labels = field(default_factory=Labels, metadata=doc("The generator's own words on the site, for a game in another language."))
 
 
 # --- modules ---------------------------------------------------------------------------------

@@ -111,9 +111,10 @@ def generated_paths(project: Project) -> dict[str, str]:
 def generate(project: Project, content: dict[str, str], template_dirs: list[str] | None = None) -> Generated:
     """Render every generated page. Call only on a project whose check found no errors."""
     site_map, _ = build_site_map(project, content)
+    labels = project.system.labels
     for module in project.modules.values():
         site_map.titles[f"{module.id}/index"] = module.title
-        site_map.titles[f"{module.id}/errata"] = f"{module.title} Errata"
+        site_map.titles[f"{module.id}/errata"] = labels.of_module(module.title)
     renderer = Renderer(project, site_map, template_dirs or [])
     pages: dict[str, str] = {}
     for module in project.modules.values():
@@ -124,9 +125,9 @@ def generate(project: Project, content: dict[str, str], template_dirs: list[str]
         pages[entry.page] = renderer.army_list_page(entry)
     landing = landing_pages(project)
     if "released" in landing:
-        pages[landing["released"]] = renderer.modules_page(landing["released"], "released", "Released Games")
+        pages[landing["released"]] = renderer.modules_page(landing["released"], "released", labels.released)
     if "in_development" in landing:
-        pages[landing["in_development"]] = renderer.modules_page(landing["in_development"], "in-development", "Games in Development")
+        pages[landing["in_development"]] = renderer.modules_page(landing["in_development"], "in-development", labels.in_development)
     if "changes" in landing:
         pages[landing["changes"]] = renderer.changes_page(landing["changes"])
     if "rules_index" in landing:
@@ -148,32 +149,36 @@ def generate(project: Project, content: dict[str, str], template_dirs: list[str]
 
 
 def navigation(project: Project, content: dict[str, str], titles: dict[str, str]) -> list[object]:
-    """The site navigation from module metadata: home, core rules, games by status, indexes."""
+    """The site navigation from module metadata: home, core rules, games by status, indexes.
+
+    Every title comes from data: module titles, and the system's `labels` for the generator's own words.
+    """
+    labels = project.system.labels
     nav: list[object] = []
     if "index" in content:
-        nav.append({"Home": "index.md"})
+        nav.append({labels.home: "index.md"})
     landing = landing_pages(project)
     by_status: dict[str, list[object]] = defaultdict(list)
     for module in project.ordered_modules():
-        section: list[object] = [{"Overview": f"{module.id}/index.md"}]
+        section: list[object] = [{labels.overview: f"{module.id}/index.md"}]
         section.extend(f"{page}.md" for page in module.pages)
         if module.errata:
-            section.append({"Errata": f"{module.id}/errata.md"})
+            section.append({labels.errata: f"{module.id}/errata.md"})
         if module.core:
             nav.append({module.title: section})
         else:
             by_status[module.status].append({module.title: section})
     if "released" in landing:
-        nav.append({"Released Games": [f"{landing['released']}.md", *by_status["released"]]})
+        nav.append({labels.released: [f"{landing['released']}.md", *by_status["released"]]})
     else:
         nav.extend(by_status["released"])
     if "in_development" in landing:
-        nav.append({"Games in Development": [f"{landing['in_development']}.md", *by_status["in-development"]]})
+        nav.append({labels.in_development: [f"{landing['in_development']}.md", *by_status["in-development"]]})
     else:
         nav.extend(by_status["in-development"])
-    for kind, title in (("rules_index", "Rules Index"), ("changes", "Recent Changes")):
+    for kind, title in (("rules_index", labels.rules_index), ("changes", labels.changes)):
         if kind in landing:
             nav.append({title: f"{landing[kind]}.md"})
     about = [f"{page}.md" for page in sorted(content) if page.startswith("about/")]
-    nav.append({"About": [*about, {"Licences": "licences.md"}]})
+    nav.append({labels.about: [*about, {labels.licences: "licences.md"}]})
     return nav
