@@ -198,6 +198,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     watched = [read_options(config).data_dir, str(config.get("docs_dir", "docs")), "overrides"]
     work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
     process: subprocess.Popen[bytes] | None = None
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)  # the finally below stops the engine's server and removes the staging tree
+
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         try:
             staged = stage(root, work, work / "site")
@@ -223,6 +228,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return EXIT_CLEAN
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if process is not None and process.poll() is None:
             process.terminate()
             try:
