@@ -88,7 +88,8 @@ def recover_output(out: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-ENGINES = ("mkdocs", "zensical")
+#: The engines that build a staged site: MkDocs 1.6, its maintained fork ProperDocs, and Zensical.
+ENGINES = ("mkdocs", "properdocs", "zensical")
 
 
 def engine_command(engine: str, action: str, config_file: Path, *extra: str) -> list[str]:
@@ -140,7 +141,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         if args.strict and warnings:
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
-        extra = [*(["--strict"] if args.strict else []), *(["--quiet"] if args.quiet and args.engine == "mkdocs" else [])]
+        extra = [*(["--strict"] if args.strict else []), *(["--quiet"] if args.quiet and args.engine != "zensical" else [])]
         env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
         process = subprocess.Popen(engine_command(args.engine, "build", staged.config_file, *extra), cwd=work, env=env)
         if process.wait() != 0 or not built.is_dir():

@@ -308,3 +308,19 @@ def test_serve_shows_a_data_edit(served: tuple[Path, str]) -> None:
     text = data.read_text(encoding="utf-8")
     data.write_text(text.replace("intro: Scouts of the", "intro: Wardens of the", 1), encoding="utf-8")
     assert _wait_for(url, "Wardens of the")
+
+
+def test_properdocs_builds_the_same_html_as_mkdocs(tmp_path: Path) -> None:
+    """ProperDocs, the maintained MkDocs 1.x fork, on the same staged tree: only the generator meta tag differs."""
+    sites = {}
+    for engine in ("mkdocs", "properdocs"):
+        sites[engine] = tmp_path / engine
+        result = cadence_build(MINI, sites[engine], engine)
+        assert result.returncode == 0, result.stderr
+    generator_meta = re.compile(r'<meta name="generator" content="[^"]*">')
+    files = {p.relative_to(sites["mkdocs"]).as_posix() for p in sites["mkdocs"].rglob("*.html")}
+    assert files == {p.relative_to(sites["properdocs"]).as_posix() for p in sites["properdocs"].rglob("*.html")}
+    assert "ProperDocs" in (sites["properdocs"] / "index.html").read_text(encoding="utf-8")
+    for name in files:
+        a, b = ((sites[e] / name).read_text(encoding="utf-8") for e in ("mkdocs", "properdocs"))
+        assert generator_meta.sub("", a) == generator_meta.sub("", b), name
