@@ -107,7 +107,6 @@ def cmd_build(args: argparse.Namespace) -> int:
     it in only when everything succeeded. A failed or killed build leaves the previous site as it was.
     """
     from .postbuild import BuildContext, PostBuildError, run
-    from .staging import StagingError, stage
 
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
@@ -121,34 +120,28 @@ def cmd_build(args: argparse.Namespace) -> int:
     process: subprocess.Popen[bytes] | None = None
 
     def stop(signum: int, _frame: object) -> None:
-        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps the engine.
+        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps the child.
         if process is not None and process.poll() is None:
             process.terminate()
         raise SystemExit(128 + signum)
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     failed = "cadence: build failed; the previous site was left as it was"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     try:
-        try:
-            staged = stage(root, work, built)
-        except StagingError as exc:
-            _print_problems(exc.problems)
-            print(failed, file=sys.stderr)
-            return EXIT_PROBLEMS
-        assert staged.loaded is not None and staged.generated is not None
-        warnings = staged.loaded.problems
-        _print_problems(warnings)
-        if args.strict and warnings:
+        # Staging runs in a process of its own: its memory is freed before the engine starts.
+        staging = [sys.executable, "-m", "generator.staging", str(root), str(work), *(["--strict"] if args.strict else [])]
+        process = subprocess.Popen(staging, env=env)
+        if process.wait() != 0:
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
         extra = [*(["--strict"] if args.strict else []), *(["--quiet"] if args.quiet and args.engine != "zensical" else [])]
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-        process = subprocess.Popen(engine_command(args.engine, "build", staged.config_file, *extra), cwd=work, env=env)
+        process = subprocess.Popen(engine_command(args.engine, "build", work / "mkdocs.yml", *extra), cwd=work, env=env)
         if process.wait() != 0 or not built.is_dir():
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
         try:
-            run(built, BuildContext(root, staged.loaded, staged.generated, args.engine))
+            run(built, BuildContext(root, args.engine))
         except PostBuildError as exc:
             print(f"cadence: {exc}", file=sys.stderr)
             print(failed, file=sys.stderr)

@@ -104,7 +104,7 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         """`post_build` event: the post-build steps `cadence build` runs after any engine."""
         assert self.loaded is not None and self.generated is not None
         try:
-            postbuild.run(Path(config.site_dir), postbuild.BuildContext(self._root(config), self.loaded, self.generated, "mkdocs"))
+            postbuild.run(Path(config.site_dir), postbuild.BuildContext(self._root(config), "mkdocs", self.loaded, self.generated))
         except postbuild.PostBuildError as exc:
             raise PluginError(str(exc)) from exc
 

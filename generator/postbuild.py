@@ -9,7 +9,6 @@ problem the user must fix.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from .pages import Generated, Loaded
@@ -19,14 +18,33 @@ class PostBuildError(Exception):
     """A post-build step could not finish; the message is one line for the user."""
 
 
-@dataclass(frozen=True)
 class BuildContext:
-    """What a step may need besides the site folder: the project, its rendered pages, the engine's name."""
+    """What a step may need besides the site folder: the project root, the engine's name, and the
+    project loaded and rendered (`loaded`, `generated`), which `cadence build` computes again only
+    when a step asks for them (its staging ran in another process)."""
 
-    root: Path
-    loaded: Loaded
-    generated: Generated
-    engine: str
+    def __init__(self, root: Path, engine: str, loaded: Loaded | None = None, generated: Generated | None = None) -> None:
+        self.root, self.engine = root, engine
+        self._loaded, self._generated = loaded, generated
+
+    def _load(self) -> tuple[Loaded, Generated]:
+        if self._loaded is None or self._generated is None:
+            from .staging import StagingError, load_and_generate, read_config, read_options
+
+            config = read_config(self.root)
+            try:
+                self._loaded, self._generated = load_and_generate(self.root, read_options(config), str(config.get("docs_dir", "docs")))
+            except StagingError as exc:
+                raise PostBuildError(str(exc)) from exc
+        return self._loaded, self._generated
+
+    @property
+    def loaded(self) -> Loaded:
+        return self._load()[0]
+
+    @property
+    def generated(self) -> Generated:
+        return self._load()[1]
 
 
 PostBuildStep = Callable[[Path, BuildContext], None]

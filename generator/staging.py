@@ -10,9 +10,11 @@ entry removed). The MkDocs plugin is a thin shell over the same functions (`page
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
+import sys
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -341,3 +343,31 @@ def stage(root: Path, target: Path, site_dir: Path) -> Staged:
 
 def remove(target: Path) -> None:
     shutil.rmtree(target, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m generator.staging ROOT TARGET [--strict]`: stage in a process of its own.
+
+    `cadence build` runs this before the engine, so the generator's memory is returned to the system
+    before the engine starts: the two never hold their peaks at once. Problems go to stderr, one line
+    each; exit 1 on an error (or a warning with --strict).
+    """
+    parser = argparse.ArgumentParser(prog="python -m generator.staging", description="Stage a rules project for an engine.")
+    parser.add_argument("root", type=Path)
+    parser.add_argument("target", type=Path)
+    parser.add_argument("--strict", action="store_true", help="warnings count as problems")
+    args = parser.parse_args(argv)
+    try:
+        staged = stage(args.root, args.target, args.target / "site")
+    except StagingError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    problems = staged.loaded.problems if staged.loaded is not None else []
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if args.strict and problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
