@@ -293,8 +293,11 @@ def engine_config(
     theme = staged.get("theme")
     if isinstance(theme, dict) and theme.get("custom_dir"):
         staged["theme"] = {**theme, "custom_dir": _absolute(root, theme["custom_dir"])}
-    if isinstance(staged.get("hooks"), list):
-        staged["hooks"] = [_absolute(root, h) for h in staged["hooks"]]
+    for key in ("hooks", "watch"):  # paths relative to the project's mkdocs.yml, which the staged config leaves
+        if isinstance(staged.get(key), list):
+            staged[key] = [_absolute(root, h) for h in staged[key]]
+    if "INHERIT" in staged:
+        staged["INHERIT"] = _absolute(root, staged["INHERIT"])
     css, js = asset_links(assets)
     staged["extra_css"] = [*(staged.get("extra_css") or []), *[c for c in css if c not in (staged.get("extra_css") or [])]]
     staged["extra_javascript"] = [
