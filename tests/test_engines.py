@@ -324,3 +324,24 @@ def test_properdocs_builds_the_same_html_as_mkdocs(tmp_path: Path) -> None:
     for name in files:
         a, b = ((sites[e] / name).read_text(encoding="utf-8") for e in ("mkdocs", "properdocs"))
         assert generator_meta.sub("", a) == generator_meta.sub("", b), name
+
+
+def test_restaging_rewrites_only_what_changed(tmp_path: Path) -> None:
+    """`cadence serve` re-stages on every edit; an engine watching the tree then rebuilds only what changed."""
+    from generator.staging import stage
+
+    project = copy_project(MINI, tmp_path / "mini")
+    target = tmp_path / "stage"
+    first = stage(project, target, target / "site")
+    assert "skirmish/army-lists/rangers.md" in first.written and "mkdocs.yml" not in first.written
+    assert stage(project, target, target / "site").written == []
+    data = project / "data/skirmish/army-lists/rangers.yaml"
+    data.write_text(data.read_text(encoding="utf-8").replace("intro: Scouts of the", "intro: Wardens of the", 1), encoding="utf-8")
+    again = stage(project, target, target / "site")
+    assert again.written == ["skirmish/army-lists/rangers.md"]
+    assert "Wardens of the" in (target / "docs/skirmish/army-lists/rangers.md").read_text(encoding="utf-8")
+    picture = project / "content/skirmish/map.svg"
+    picture.write_text("<svg/>", encoding="utf-8")
+    assert stage(project, target, target / "site").written == ["skirmish/map.svg"]
+    picture.unlink()
+    assert stage(project, target, target / "site").removed == ["skirmish/map.svg"]
