@@ -20,6 +20,7 @@ from .model import (
     Model,
     Module,
     Record,
+    Release,
     Section,
     SpecialRule,
     System,
@@ -132,6 +133,7 @@ class Project:
     module_files: dict[str, str]
     lists: list[ListEntry]
     scopes: dict[str, Scope]
+    releases: list[Release] = field(default_factory=list)
 
     def list_scope(self, entry: ListEntry) -> Scope:
         return self.scopes[entry.key]
@@ -278,6 +280,7 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
     module_files: dict[str, str] = {}
     folder_module: dict[str, str] = {}
     lists: list[tuple[str, ArmyList, str]] = []
+    releases: list[Release] = []  # data/releases/*.yaml: stored diffs, read by the Recent Changes page
     for document in documents:
         _kind, record, found = build_document(document.body, document.path)
         problems.extend(found)
@@ -300,6 +303,8 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
             folder_module[folder] = record.id
         elif isinstance(record, ArmyList):
             lists.append((folder, record, document.path))
+        elif isinstance(record, Release):
+            releases.append(record)
     if not systems:
         problems.append(
             error(
@@ -351,7 +356,7 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
             if used in scopes:
                 scope.parents.append(scopes[used])
         scope.parents.append(scopes[entry.module])
-    return Project(system, system_file, modules, module_files, entries, scopes), problems
+    return Project(system, system_file, modules, module_files, entries, scopes, releases), problems
 
 
 def _loc(record: Record) -> Location:

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import ListEntry, Project, Scope, walk_sections
+from .design_checks import UNSTATED, check_design
 from .loader import LocStr, loc_of
 from .model import (
     ArmyList,
@@ -92,6 +93,7 @@ def check_project(
     check_content_links(ctx, content, content_dir)
     check_page_links(ctx, content, generated, content_dir)
     check_unused(ctx)
+    ctx.problems.extend(check_design(project, content, content_dir))
     if words is not None:
         check_names(ctx, words)
         check_prose(ctx, content, words, content_dir)
@@ -230,7 +232,7 @@ def check_rule_uses(ctx: Context, uses: Iterable[str], scope: Scope, owner: Reco
             )
         elif not rule.parameter and parsed.value is not None:
             ctx.err(where, "rule-arity", f"{name} gives '{rule.name}' a value ({parsed.value}), but the rule takes none")
-        elif rule.parameter and parsed.value is not None and rule.values and parsed.value != rule.parameter:
+        elif rule.parameter and parsed.value is not None and rule.values and parsed.value not in (rule.parameter, UNSTATED):
             forms = project.system.value_forms
             if not any(f in forms and re.fullmatch(forms[f].pattern, parsed.value) for f in rule.values):
                 examples = " or ".join(forms[f].example for f in rule.values if f in forms and forms[f].example)
@@ -914,7 +916,12 @@ def check_unused(ctx: Context) -> None:
             continue
         for section in walk_sections(entry.army_list.sections):
             wl = section.weapon_list
-            if wl is not None and id(wl) not in ctx.used_lists and not any(id(w) in ctx.used_weapons for w in wl.weapons):
+            if (
+                wl is not None
+                and not wl.library
+                and id(wl) not in ctx.used_lists
+                and not any(id(w) in ctx.used_weapons for w in wl.weapons)
+            ):
                 ctx.warn(wl.loc, "unused", f"weapon list '{wl.name}' is not offered to any unit")
             if section.upgrade_list is not None:
                 for upgrade in section.upgrade_list.upgrades:

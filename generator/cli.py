@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .errata import apply_as_published
 from .pages import load_project
@@ -273,6 +274,85 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def cmd_reference(args: argparse.Namespace) -> int:
+    """Write data/REFERENCE.md, every key of the data format, from the model (`--check`: verify it is current)."""
+    from .docs import reference_text
+
+    root = _project_root(args.project)
+    target = root / "data" / "REFERENCE.md"
+    text = reference_text(root)
+    if args.check:
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            print(f"{target.relative_to(root)}: error[reference-stale]: the reference does not match the model; run 'cadence reference'")
+            return EXIT_PROBLEMS
+        return EXIT_CLEAN
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target.relative_to(root)}")
+    return EXIT_CLEAN
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """What changed in game terms between two revisions or folders; `--record` stores it as a release."""
+    from .diff import DiffError, diff_projects, format_json, format_markdown, format_text, load_side, module_titles
+
+    root = _project_root(args.project)
+    with tempfile.TemporaryDirectory(prefix="cadence-diff-") as scratch:
+        try:
+            old = load_side(root, args.old, Path(scratch))
+            new = load_side(root, args.new, Path(scratch))
+        except DiffError as exc:
+            print(f"cadence: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    entries = diff_projects(old, new)
+    if args.record:
+        return _record_release(root, args, entries)
+    titles = module_titles(old, new)
+    output = {
+        "text": lambda: format_text(entries, titles),
+        "markdown": lambda: format_markdown(entries, titles),
+        "json": lambda: format_json(entries),
+    }
+    print(output[args.format]())
+    return EXIT_CLEAN
+
+
+def _record_release(root: Path, args: argparse.Namespace, entries: list[Any]) -> int:
+    import datetime
+
+    from .diff import git_revision, release_yaml
+    from .model import Release, slugify
+
+    release = Release(
+        name=args.record,
+        date=args.date or datetime.date.today().isoformat(),
+        since=git_revision(root, args.old),
+        revision=git_revision(root, args.new),
+        entries=tuple(entries),
+    )
+    data_dir, _ = _data_dir(root)
+    target = root / data_dir / "releases" / f"{slugify(args.record)}.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(release_yaml(release), encoding="utf-8")
+    print(f"wrote {target.relative_to(root)} ({len(entries)} changes)")
+    return EXIT_CLEAN
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Read a module written in Markdown and write a YAML skeleton and content pages."""
+    from .importer import import_markdown
+
+    root = _project_root(args.project)
+    source = Path(args.file)
+    if not source.is_file():
+        print(f"cadence: {source} is not a file", file=sys.stderr)
+        return EXIT_USAGE
+    result = import_markdown(root, source, module_id=args.module, out=Path(args.out) if args.out else None)
+    for problem in result.problems:
+        print(problem)
+    print(result.summary())
+    return EXIT_CLEAN
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cadence", description="Check, build, serve and search a rules reference site.")
     p.add_argument("--project", "-C", help="project folder (default: the current directory)")
@@ -295,6 +375,18 @@ def parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=5)
     schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
     schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
+    reference = sub.add_parser("reference", help="write data/REFERENCE.md, every key of the data format, from the model")
+    reference.add_argument("--check", action="store_true", help="only check that the committed reference is current")
+    diff = sub.add_parser("diff", help="what changed in game terms between two git revisions or folders")
+    diff.add_argument("old", help="a git revision (HEAD~30, a tag) or a project folder")
+    diff.add_argument("new", nargs="?", default=".", help="a git revision or a project folder (default: the working tree)")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument("--record", metavar="NAME", help="store the changes as a release in data/releases/ for Recent Changes")
+    diff.add_argument("--date", help="the release's date (default: today)")
+    imp = sub.add_parser("import", help="turn a module written in Markdown into data files and content pages")
+    imp.add_argument("file", help="the Markdown module")
+    imp.add_argument("--module", help="the new module's id (default: the slug of its first heading)")
+    imp.add_argument("--out", help="project folder to write into (default: the project)")
     return p
 
 
@@ -303,7 +395,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code not in (0, None) else EXIT_CLEAN
-    commands = {"check": cmd_check, "build": cmd_build, "serve": cmd_serve, "search": cmd_search, "schema": cmd_schema}
+    commands = {
+        "check": cmd_check,
+        "build": cmd_build,
+        "serve": cmd_serve,
+        "search": cmd_search,
+        "schema": cmd_schema,
+        "reference": cmd_reference,
+        "diff": cmd_diff,
+        "import": cmd_import,
+    }
     try:
         return commands[args.command](args)
     except OSError as exc:

@@ -50,12 +50,16 @@ class Record:
 
 @dataclass(frozen=True, kw_only=True)
 class ValueForm(Record):
+    """How one kind of profile value is written (inches, a target number, dice)."""
+
     pattern: str = field(metadata=doc("A regular expression the whole value must match."))
     example: str = field(default="", metadata=doc("An example, shown in error messages."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Column(Record):
+    """One column of a model or weapon profile table."""
+
     key: str = field(metadata=doc("The key used in profiles, e.g. 'mov'.", slug=True))
     label: str = field(metadata=doc("The column header, e.g. 'Mov'."))
     name: str = field(default="", metadata=doc("The attribute's full name, e.g. 'Movement'."))
@@ -64,12 +68,16 @@ class Column(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Profiles(Record):
+    """The profile columns of models and of weapons, in table order."""
+
     model: tuple[Column, ...] = field(metadata=doc("Model profile columns, in table order."))
     weapon: tuple[Column, ...] = field(metadata=doc("Weapon profile columns, in table order."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class LandingPages(Record):
+    """Generated pages of the whole site; leave one out to not generate it."""
+
     released: str | None = field(default=None, metadata=doc("Page listing released modules."))
     in_development: str | None = field(default=None, metadata=doc("Page listing modules in development."))
     changes: str | None = field(default=None, metadata=doc("Page of recent changes."))
@@ -108,12 +116,16 @@ class Labels(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Change(Record):
+    """A group of change entries under one heading on the Recent Changes page."""
+
     section: str = field(metadata=doc("The heading the changes are listed under."))
     items: tuple[str, ...] = field(metadata=doc("Markdown, one entry each (nested lists allowed)."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class System(Record):
+    """The game system: profile columns, value forms, rule kinds and site-wide pages."""
+
     id: str = field(metadata=doc("The system's slug.", slug=True))
     name: str = field(metadata=doc("The system's name, shown as the site title."))
     summary: str = field(default="", metadata=doc("One paragraph about the system (Markdown)."))
@@ -124,6 +136,13 @@ class System(Record):
         default="brackets", metadata=doc("How a rule's value follows its name: 'Heavy Armour (2)' (brackets) or 'Tough 2' (space).")
     )
     rule_kinds: tuple[str, ...] = field(default=("unit", "weapon"), metadata=doc("The kinds of special rule, e.g. unit, weapon, terrain."))
+    rule_kind_labels: dict[str, str] = field(
+        default_factory=dict,
+        metadata=doc(
+            "How the site names each rule kind (Rules Index); a kind without a label is shown as written.",
+            example={"command-trait": "Command Trait"},
+        ),
+    )
     name_case: Literal["title", "any"] = field(default="title", metadata=doc("Whether names must be in title case."))
     changes_release: str = field(default="", metadata=doc("The release the recent changes belong to, shown as their heading."))
     changes: tuple[Change, ...] = field(default=(), metadata=doc("Site-wide change entries."))
@@ -135,8 +154,10 @@ class System(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class SpecialRule(Record):
+    """A special rule: its name, parameter, kind and definition."""
+
     name: str = field(metadata=doc("The rule's name without its parameter, e.g. 'Heavy Armour'."))
-    id: str = field(default="", metadata=doc("Anchor; the slug of the name when omitted.", slug=True))
+    id: str = field(default="", metadata=doc("Anchor; the slug of the name when omitted.", slug=True, example="heavy-armour"))
     parameter: str | None = field(default=None, metadata=doc("The parameter's letter, e.g. 'X', when the rule takes a value."))
     values: tuple[str, ...] = field(
         default=(), metadata=doc("Value forms the parameter accepts (names from the system's value_forms); any text when empty.")
@@ -151,6 +172,8 @@ class SpecialRule(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Range(Record):
+    """A least and a most, either of which may be left open."""
+
     min: int | None = field(default=None, metadata=doc("Least."))
     max: int | None = field(default=None, metadata=doc("Most."))
     shared_with: tuple[str, ...] = field(default=(), metadata=doc("Other units counted against the same limit."))
@@ -158,6 +181,8 @@ class Range(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Table(Record):
+    """A table: a roll table (with dice) or any other table of Markdown cells."""
+
     id: str = field(default="", metadata=doc("Id used by `[% table MODULE/ID %]`.", slug=True))
     name: str = field(metadata=doc("The table's name (its heading in army lists)."))
     text: str = field(default="", metadata=doc("Markdown shown before the table."))
@@ -171,6 +196,8 @@ class Table(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Licence(Record):
+    """The licence a module is published under, and its attribution."""
+
     name: str = field(metadata=doc("Licence name, e.g. 'CC BY 4.0'."))
     url: str = field(default="", metadata=doc("Where the licence text is."))
     notice: str = field(default="", metadata=doc("Attribution and changes made (Markdown)."))
@@ -178,23 +205,29 @@ class Licence(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Currency(Record):
+    """What a module counts costs in, and the header of its cost columns."""
+
     name: str = field(metadata=doc("What costs are counted in: points, dollars, credits."))
     label: str = field(metadata=doc("The cost column header."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Terms(Record):
+    """Table headers in the module's own words."""
+
     model: str = field(default="Model", metadata=doc("Header of the model column."))
-    weapon: str = field(default="Weapon", metadata=doc("Header of the weapon column."))
+    weapon: str = field(default="Weapon", metadata=doc("Header of the weapon column.", example="Ranged Weapon"))
     upgrade: str = field(default="Upgrade", metadata=doc("Header of the upgrade column."))
     effect: str = field(default="Effect", metadata=doc("Header of the upgrade effect column."))
-    rules: str = field(default="Special Rules", metadata=doc("Header of the special rules column."))
-    count: str = field(default="Count", metadata=doc("Header of the model count column."))
-    type: str = field(default="Type", metadata=doc("Header of the upgrade type column."))
+    rules: str = field(default="Special Rules", metadata=doc("Header of the special rules column.", example="Keywords"))
+    count: str = field(default="Count", metadata=doc("Header of the model count column.", example="Number"))
+    type: str = field(default="Type", metadata=doc("Header of the upgrade type column.", example="Kind"))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Category(Record):
+    """A unit category and its share of an army."""
+
     id: str = field(metadata=doc("Category id used by units.", slug=True))
     name: str = field(metadata=doc("Category name."))
     min_share: int | None = field(default=None, metadata=doc("Least share of the army's points, in percent."))
@@ -207,6 +240,8 @@ class Category(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class GameSize(Record):
+    """A recommended game size."""
+
     name: str = field(metadata=doc("Name of the game size."))
     points: ProfileValue = field(metadata=doc("Points (or a range such as '500-1000')."))
     battlefield: str = field(default="", metadata=doc("Recommended battlefield."))
@@ -214,18 +249,24 @@ class GameSize(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Surcharge(Record):
+    """A cost added to built models with many upgrades."""
+
     min_upgrades: int = field(metadata=doc("Applies to built models with at least this many upgrades."))
     points: int = field(metadata=doc("Cost added."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class CostRules(Record):
+    """How built models are priced."""
+
     surcharges: tuple[Surcharge, ...] = field(default=(), metadata=doc("The largest one that applies is added."))
     weapons_count_as_upgrades: bool = field(default=False, metadata=doc("Weapons count as upgrades for multiplied costs and surcharges."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Reinforcements(Record):
+    """Reinforcements that join an army later in a game."""
+
     points: int = field(metadata=doc("Points of reinforcements."))
     from_round: int | None = field(default=None, metadata=doc("First round they may arrive."))
     text: str = field(default="", metadata=doc("How they work (Markdown)."))
@@ -233,6 +274,8 @@ class Reinforcements(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class ArmyBuilding(Record):
+    """A module's army-building rules: budget, categories, game sizes."""
+
     budget: int | None = field(default=None, metadata=doc("Total an army may spend."))
     max_units: int | None = field(default=None, metadata=doc("Most units (or ships, cars) an army may have."))
     per_item_budget: int | None = field(default=None, metadata=doc("Most one unit may cost with its gear."))
@@ -247,6 +290,8 @@ class ArmyBuilding(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class ErratumPatch(Record):
+    """The text edit that puts back what the source printed."""
+
     file: str = field(metadata=doc("Data file, relative to the data folder."))
     find: str = field(metadata=doc("Text of the corrected data; must occur exactly once."))
     replace: str = field(metadata=doc("Text the source printed."))
@@ -254,6 +299,8 @@ class ErratumPatch(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Erratum(Record):
+    """One place where we publish something other than what the source printed, and why."""
+
     page: str = field(metadata=doc("Site path where it shows, without .html."))
     anchor: str | None = field(default=None, metadata=doc("Section anchor on that page."))
     published: str = field(metadata=doc("What the source printed."))
@@ -267,6 +314,8 @@ class Erratum(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Module(Record):
+    """A module (a game, or the core rules): metadata, special rules, tables, errata and changes."""
+
     id: str = field(metadata=doc("Module slug; also its URL folder.", slug=True))
     title: str = field(metadata=doc("Module title."))
     core: bool = field(default=False, metadata=doc("True for the core rules: their rules are in every scope."))
@@ -280,6 +329,12 @@ class Module(Record):
     army_building: ArmyBuilding | None = field(default=None, metadata=doc("Army-building rules."))
     pages: tuple[str, ...] = field(default=(), metadata=doc("Pages in navigation order (site paths without .md)."))
     special_rules: tuple[SpecialRule, ...] = field(default=(), metadata=doc("Module-scope special rules."))
+    rule_order: Literal["name", "source"] = field(
+        default="name",
+        metadata=doc(
+            "Order of the rules `[% special-rules %]` shows: by name, or as written here (states, orders, phases).", example="source"
+        ),
+    )
     tables: tuple[Table, ...] = field(default=(), metadata=doc("Roll tables and other tables."))
     errata: tuple[Erratum, ...] = field(default=(), metadata=doc("Where we publish other than the source printed."))
     changes: tuple[Change, ...] = field(default=(), metadata=doc("Change entries for Recent Changes."))
@@ -290,6 +345,8 @@ class Module(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Mode(Record):
+    """One firing mode of a weapon with several."""
+
     name: str = field(metadata=doc("Firing mode name, e.g. 'Overcharge'."))
     profile: dict[str, ProfileValue] = field(metadata=doc("Weapon profile values by column key."))
     rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
@@ -297,8 +354,10 @@ class Mode(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Weapon(Record):
+    """A weapon: its profile, special rules and cost."""
+
     name: str = field(metadata=doc("Weapon name."))
-    id: str = field(default="", metadata=doc("Anchor; slug of the name when omitted.", slug=True))
+    id: str = field(default="", metadata=doc("Anchor; slug of the name when omitted.", slug=True, example="plasma-rifle"))
     parameter: str | None = field(default=None, metadata=doc("Parameter letter when the name takes a value, e.g. 'X'."))
     profile: dict[str, ProfileValue] | None = field(default=None, metadata=doc("Weapon profile values by column key."))
     rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
@@ -310,16 +369,24 @@ class Weapon(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class WeaponList(Record):
+    """A named list of weapons that units choose from."""
+
     name: str = field(metadata=doc("List name, also its heading."))
     id: str = field(default="", metadata=doc("List id; slug of the name when omitted.", slug=True))
     label: str | None = field(default=None, metadata=doc("Header of the first column, when not the module's weapon term."))
     weapons: tuple[Weapon, ...] = field(metadata=doc("The weapons."))
+    library: bool = field(
+        default=False,
+        metadata=doc("A library other lists and modules draw on: not reported when no unit of this page takes it.", example=True),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
 class Upgrade(Record):
+    """An upgrade: its effect, cost and what it grants or sets."""
+
     name: str = field(metadata=doc("Upgrade name."))
-    id: str = field(default="", metadata=doc("Id; slug of the name when omitted.", slug=True))
+    id: str = field(default="", metadata=doc("Id; slug of the name when omitted.", slug=True, example="adaptive-camo"))
     type: str | None = field(default=None, metadata=doc("Upgrade type, e.g. 'Equipment'."))
     effect: str = field(metadata=doc("What it does (Markdown)."))
     points: ProfileValue | None = field(default=None, metadata=doc("Cost; '-' where none is printed."))
@@ -331,6 +398,8 @@ class Upgrade(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class UpgradeList(Record):
+    """A named list of upgrades that units choose from."""
+
     name: str = field(metadata=doc("List name, also its heading."))
     id: str = field(default="", metadata=doc("List id; slug of the name when omitted.", slug=True))
     label: str | None = field(default=None, metadata=doc("Header of the first column, when not the module's upgrade term."))
@@ -340,6 +409,8 @@ class UpgradeList(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Model(Record):
+    """A model of a unit: its profile, special rules and cost."""
+
     name: str = field(metadata=doc("Model name."))
     profile: dict[str, ProfileValue] = field(metadata=doc("Profile values by column key."))
     rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
@@ -349,20 +420,26 @@ class Model(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class PerUnit(Record):
+    """A limit of one unit for every so many of another."""
+
     unit: str = field(metadata=doc("The unit that allows this one."))
-    max: int = field(default=1, metadata=doc("How many of this unit per such unit."))
+    max: int = field(default=1, metadata=doc("How many of this unit per such unit.", example=2))
 
 
 @dataclass(frozen=True, kw_only=True)
 class ModelLimit(Record):
+    """The most of one model a unit may have."""
+
     model: str = field(metadata=doc("A model of the unit."))
     max: int = field(metadata=doc("Most of that model in the unit."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Composition(Record):
+    """How many models a unit has and how many of the unit an army may take."""
+
     text: str = field(default="", metadata=doc("The composition, in words (Markdown)."))
-    heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term."))
+    heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term.", example="Unit Composition"))
     models: Range | None = field(default=None, metadata=doc("Models in the unit."))
     per_army: Range | None = field(default=None, metadata=doc("Limit of this unit per army."))
     per_unit: PerUnit | None = field(default=None, metadata=doc("One of this unit for every such unit."))
@@ -372,6 +449,8 @@ class Composition(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class WeaponOption(Record):
+    """A weapon choice: from lists or from single weapons, with a least and a most."""
+
     lists: tuple[str, ...] = field(default=(), metadata=doc("Weapon lists to choose from."))
     weapons: tuple[str, ...] = field(default=(), metadata=doc("Single weapons to choose from."))
     models: Literal["one", "any", "all"] | None = field(default=None, metadata=doc("Which models the choice is for."))
@@ -381,6 +460,8 @@ class WeaponOption(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Swap(Record):
+    """A weapon a model may give up for others."""
+
     replace: str | tuple[str, ...] = field(metadata=doc("The weapon (or weapons, or weapon list) given up."))
     with_: tuple[str, ...] = field(default=(), metadata=doc("Weapons that may replace it.", key="with"))
     lists: tuple[str, ...] = field(default=(), metadata=doc("Weapon lists whose weapons may replace it."))
@@ -389,12 +470,16 @@ class Swap(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class ModelWeapons(Record):
+    """Weapons one model of a unit carries instead of the unit's."""
+
     model: str = field(metadata=doc("A model of the unit."))
     fixed: tuple[str, ...] = field(metadata=doc("Weapons that model has instead of the unit's."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class UnitWeapons(Record):
+    """A unit's weapons: fixed ones, choices and swaps."""
+
     text: str = field(default="", metadata=doc("The options, in words (Markdown)."))
     fixed: tuple[str, ...] = field(default=(), metadata=doc("Weapons every model has."))
     options: tuple[WeaponOption, ...] = field(default=(), metadata=doc("Choices per model."))
@@ -407,12 +492,16 @@ class UnitWeapons(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class UpgradeOption(Record):
+    """An upgrade offered to some models of a unit only."""
+
     name: str = field(metadata=doc("The upgrade."))
     models: tuple[str, ...] = field(default=(), metadata=doc("Only these models of the unit may take it."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class UnitUpgrades(Record):
+    """A unit's upgrades: fixed ones and choices."""
+
     text: str = field(default="", metadata=doc("The options, in words (Markdown)."))
     options: tuple[str | UpgradeOption, ...] = field(
         default=(), metadata=doc("Upgrades the unit may take (a name, or a name with the models that may take it).")
@@ -425,11 +514,13 @@ class UnitUpgrades(Record):
     fixed: tuple[str, ...] = field(default=(), metadata=doc("Upgrades every model has."))
     min: int | None = field(default=None, metadata=doc("Least upgrades taken from the options."))
     max: int | None = field(default=None, metadata=doc("Most upgrades taken from the options."))
-    heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term."))
+    heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term.", example="Upgrades"))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Ability(Record):
+    """An ability or reaction of a unit, with its cost to use."""
+
     name: str = field(metadata=doc("Ability name."))
     cost: str = field(default="", metadata=doc("What it costs to use, e.g. '1 Command Point Reaction'."))
     text: str = field(metadata=doc("What it does (Markdown)."))
@@ -437,9 +528,13 @@ class Ability(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Unit(Record):
+    """A unit: its models, composition, weapon and upgrade options."""
+
     name: str = field(metadata=doc("Unit name, also its heading."))
-    id: str = field(default="", metadata=doc("Id; slug of the name when omitted.", slug=True))
-    anchor: str | None = field(default=None, metadata=doc("Public anchor when not the slug of the name.", slug=True))
+    id: str = field(default="", metadata=doc("Id; slug of the name when omitted.", slug=True, example="vanguard-squad"))
+    anchor: str | None = field(
+        default=None, metadata=doc("Public anchor when not the slug of the name.", slug=True, example="vanguard-squad-1")
+    )
     category: str | None = field(default=None, metadata=doc("Category id from the module's army building."))
     intro: str = field(default="", metadata=doc("Markdown shown before the profile."))
     models: tuple[Model, ...] = field(metadata=doc("The unit's models."))
@@ -454,6 +549,8 @@ class Unit(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Printed(Record):
+    """What the source printed for a built model, checked against the computation."""
+
     name: str | None = field(default=None, metadata=doc("The name the source's summary prints, when shorter."))
     points: int | None = field(default=None, metadata=doc("Points the source printed."))
     profile: dict[str, ProfileValue] | None = field(default=None, metadata=doc("Profile the source printed."))
@@ -462,19 +559,23 @@ class Printed(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class BuiltModel(Record):
+    """A model built from a base model, upgrades and weapons; profile and cost are computed."""
+
     name: str = field(metadata=doc("Model name."))
     anchor: str | None = field(default=None, metadata=doc("Public anchor.", slug=True))
     base: str = field(metadata=doc("The model it is built on."))
     upgrades: tuple[str, ...] = field(default=(), metadata=doc("Upgrades, in order."))
     weapons: tuple[str, ...] = field(default=(), metadata=doc("Weapons."))
     printed: Printed | None = field(default=None, metadata=doc("What the source printed, checked against the computation."))
-    text: str = field(default="", metadata=doc("Markdown shown under its heading."))
+    text: str = field(default="", metadata=doc("Markdown shown under its heading.", example="Flown by the squadron's ace."))
 
 
 @dataclass(frozen=True, kw_only=True)
 class ProfileSummary(Record):
+    """A table summing up built models."""
+
     name: str = field(metadata=doc("Heading of the summary."))
-    anchor: str | None = field(default=None, metadata=doc("Public anchor.", slug=True))
+    anchor: str | None = field(default=None, metadata=doc("Public anchor.", slug=True, example="empire-summary"))
     of: str | None = field(
         default=None, metadata=doc("Heading of the section whose built models it sums up; all of the list's when omitted.")
     )
@@ -482,10 +583,12 @@ class ProfileSummary(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Section(Record):
+    """A section of a generated page: a heading with text, one block, and subsections."""
+
     heading: str | None = field(default=None, metadata=doc("Heading; blocks default to their name."))
     anchor: str | None = field(default=None, metadata=doc("Public anchor when not the slug of the heading.", slug=True))
     text: str = field(default="", metadata=doc("Markdown under the heading."))
-    admonition: str | None = field(default=None, metadata=doc("Show the text as a note of this kind: note, warning, info."))
+    admonition: str | None = field(default=None, metadata=doc("Show the text as a note of this kind: note, warning, info.", example="note"))
     unit: Unit | None = field(default=None, metadata=doc("A unit."))
     weapon_list: WeaponList | None = field(default=None, metadata=doc("A weapon list."))
     upgrade_list: UpgradeList | None = field(default=None, metadata=doc("An upgrade list."))
@@ -516,6 +619,8 @@ BLOCKS = ("unit", "weapon_list", "upgrade_list", "table", "built_model", "profil
 
 @dataclass(frozen=True, kw_only=True)
 class ArmyList(Record):
+    """A generated page (an army list, a team-building page): units, lists, tables and prose."""
+
     id: str = field(metadata=doc("List id.", slug=True))
     name: str = field(metadata=doc("List name."))
     title: str = field(default="", metadata=doc("Page title; the name when omitted."))
@@ -527,5 +632,55 @@ class ArmyList(Record):
     sections: tuple[Section, ...] = field(default=(), metadata=doc("The page's sections, in order."))
 
 
+# --- releases --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseDetail(Record):
+    """One value that moved in a release: a profile value, a cost, a rule list or a text."""
+
+    what: str = field(metadata=doc("What changed: a profile column's label, 'points', 'rules', 'text'.", example="Mov"))
+    old: str = field(default="", metadata=doc("The value before.", example='5"'))
+    new: str = field(default="", metadata=doc("The value after.", example='7"'))
+    words: str = field(
+        default="",
+        metadata=doc(
+            "For a reworded text: the word diff, removed words as [-...-] and added ones as {+...+}.",
+            example="costs [-1-]{+2+} Command Points",
+        ),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseEntry(Record):
+    """One thing a release added, removed, renamed or changed."""
+
+    module: str = field(metadata=doc("The module it belongs to.", slug=True, example="my-game"))
+    page: str = field(default="", metadata=doc("The site page that shows it (without .md).", example="my-game/army-lists/raiders"))
+    kind: Literal["unit", "model", "weapon", "weapon list", "upgrade", "upgrade list", "rule", "table"] = field(
+        metadata=doc("What kind of thing it is.", example="weapon")
+    )
+    within: str = field(default="", metadata=doc("The unit or list it is part of.", example="Standard Weapons"))
+    name: str = field(metadata=doc("Its name (after the release).", example="Plasma Rifle"))
+    change: Literal["added", "removed", "renamed", "changed"] = field(metadata=doc("What happened to it.", example="changed"))
+    old_name: str = field(default="", metadata=doc("Its name before, when it was renamed.", example="Plasma Carbine"))
+    details: tuple[ReleaseDetail, ...] = field(default=(), metadata=doc("The values that moved."))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Release(Record):
+    """A release: what changed in game terms between two revisions, stored so a fresh clone builds it.
+
+    Written by `cadence diff OLD NEW --record NAME`; the Recent Changes page lists releases newest first.
+    """
+
+    name: str = field(metadata=doc("The release's name, its heading on Recent Changes.", example="Season 3 update"))
+    date: str = field(default="", metadata=doc("When it was released (YYYY-MM-DD).", example="2026-11-22"))
+    summary: str = field(default="", metadata=doc("A few words about the release (Markdown).", example="Points of the army lists revised."))
+    since: str = field(default="", metadata=doc("The git revision the changes are counted from.", example="a1c6886"))
+    revision: str = field(default="", metadata=doc("The git revision the release is.", example="441d777"))
+    entries: tuple[ReleaseEntry, ...] = field(default=(), metadata=doc("What changed, thing by thing."))
+
+
 #: The kinds of data file, by their one top-level key.
-DOCUMENT_KINDS: dict[str, type[Record]] = {"system": System, "module": Module, "army_list": ArmyList}
+DOCUMENT_KINDS: dict[str, type[Record]] = {"system": System, "module": Module, "army_list": ArmyList, "release": Release}

@@ -18,6 +18,8 @@ import jinja2
 import markdown
 
 from .catalogue import Project, Scope, walk_sections
+from .design_checks import directive_option_problem, has_costs, rule_kind_label
+from .diff import TEXT_FIELDS, last_changes, word_segments
 from .layout import (
     DEFAULT_TERMS,
     DIRECTIVE,
@@ -86,6 +88,7 @@ class Renderer:
         self.scope: Scope | None = None
         self.plan: PagePlan | None = None
         self.terms: dict[str, str] = dict(DEFAULT_TERMS)
+        self._last_changes: dict[tuple[str, str], Any] | None = None
 
     # -- pages --
 
@@ -121,7 +124,17 @@ class Renderer:
         return self._render("modules.md.j2", page, None, modules=modules, title=title)
 
     def changes_page(self, page: str) -> str:
-        return self._render("changes.md.j2", page, None, system=self.project.system, modules=self.project.ordered_modules())
+        releases = sorted(self.project.releases, key=lambda r: (r.date, r.name), reverse=True)
+        titles = {m.id: m.title for m in self.project.modules.values()}
+        return self._render(
+            "changes.md.j2",
+            page,
+            None,
+            system=self.project.system,
+            modules=self.project.ordered_modules(),
+            releases=releases,
+            titles=titles,
+        )
 
     def rules_index_page(self, page: str, usage: dict[tuple[str, str], list[tuple[str, str]]]) -> str:
         groups = []
@@ -173,7 +186,12 @@ class Renderer:
             kinds = self.project.system.rule_kinds
             if kind != "*" and kind not in kinds:
                 return "", f"kind must be one of {', '.join(kinds)}, not '{kind}'"
-            rules = sorted((r for r in scope.unique_rules() if kind in ("*", r.kind)), key=lambda r: r.name.lower())
+            problem = directive_option_problem(directive)
+            if problem:
+                return "", problem
+            rules = [r for r in scope.unique_rules() if kind in ("*", r.kind)]
+            if directive.options.get("order", self.project.modules[scope.module].rule_order) != "source":
+                rules.sort(key=lambda r: r.name.lower())
             level = int(directive.options.get("level", "3"))
             self.scope = scope
             return self.env.get_template("special_rules.md.j2").render(site=self, rules=rules, level=level, scope_key=scope.key), None
@@ -235,6 +253,30 @@ class Renderer:
             return escape_text(use)
         page, anchor = place
         return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}")'
+
+    def last_change(self, unit: Unit) -> dict[str, str] | None:
+        """The latest recorded release that changed this unit or one of its models, for its section."""
+        if self._last_changes is None:
+            self._last_changes = last_changes(self.project.releases)
+        found = self._last_changes.get((self.page, slugify(unit.name)))
+        if found is None:
+            return None
+        release, entry = found
+        what = (
+            "; ".join(
+                d.what + (" reworded" if d.words or d.what in TEXT_FIELDS else f" {d.old or '-'} → {d.new or '-'}") for d in entry.details
+            )
+            or entry.change
+        )
+        changes = self.project.system.landing_pages.changes
+        title = f"{release.name} ({release.date})" if release.date else release.name
+        return {"release": release.name, "what": what, "link": self.link(changes, slugify(title)) if changes else ""}
+
+    def kind_label(self, kind: str) -> str:
+        return rule_kind_label(self.project, kind)
+
+    def has_costs(self, module: Module) -> bool:
+        return has_costs(self.project, module)
 
     def rule_title(self, rule: SpecialRule) -> str:
         return self.project.rule_title(rule)
@@ -391,6 +433,7 @@ def register_filters(env: jinja2.Environment) -> None:
     env.filters["text"] = escape_text
     env.filters["plain"] = plain
     env.filters["slug"] = slugify
+    env.filters["word_segments"] = word_segments
 
 
 # re-exported for templates' type comments and tests

@@ -259,6 +259,7 @@ def _json_type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
                 prop = _json_type(hints[f.name], defs)
                 if f.metadata.get("doc"):
                     prop = {**prop, "description": f.metadata["doc"]}
+                prop = {**prop, **_default_and_example(f)}
                 if f.metadata.get("slug"):
                     prop = {**prop, "pattern": SLUG}
                 props[yaml_key(f)] = prop
@@ -266,13 +267,31 @@ def _json_type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
                     required.append(yaml_key(f))
             defs[name] = {
                 "type": "object",
-                "description": (tp.__doc__ or name).strip().splitlines()[0],
+                "description": _description(tp),
                 "properties": props,
                 "additionalProperties": False,
                 **({"required": required} if required else {}),
             }
         return {"$ref": f"#/$defs/{name}"}
     raise TypeError(f"unsupported field type {tp!r}")
+
+
+def _description(cls: type) -> str:
+    """A record type's docstring: the words a designer reads when hovering its key in an editor."""
+    text = (cls.__doc__ or "").strip()
+    if not text or text.startswith(f"{cls.__name__}("):  # dataclasses make one up from the signature
+        raise TypeError(f"{cls.__name__} in model.py needs a docstring")  # a bug in model.py, not in user data
+    return " ".join(text.split())
+
+
+def _default_and_example(f: dataclasses.Field[Any]) -> dict[str, Any]:
+    """JSON Schema's `default` and `examples` for a field, where they are plain values."""
+    out: dict[str, Any] = {}
+    if f.default is not dataclasses.MISSING and isinstance(f.default, (str, int, bool, tuple)) and f.default != ():
+        out["default"] = list(f.default) if isinstance(f.default, tuple) else f.default
+    if "example" in f.metadata:
+        out["examples"] = [f.metadata["example"]]
+    return out
 
 
 def json_schema() -> dict[str, Any]:

@@ -1,0 +1,623 @@
+"""Turn a module written in Markdown (headings, prose, pipe tables) into data files and content pages.
+
+`cadence import FILE.md` reads the module the way its author writes it and writes a skeleton the
+checker can read: a module file, one generated page per top-level section that holds units, weapon or
+upgrade tables, and a content page per other section. Nothing about a game is known here: a table is a
+model or weapon profile when its headers name the target system's profile columns (by label, name or
+key); costs are recognised by the currency labels the project's modules declare; effects and rules by
+the table headers the model's `Terms` give. What cannot be placed is reported, one located line each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .catalogue import Project, RuleUse
+from .model import Column, Terms, slugify
+from .problems import Location, Problem, warning
+
+HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
+SEPARATOR = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+RULE_LINE = re.compile(r"^\s*([-*_])\s*(\1\s*){2,}$")
+DICE_HEADER = re.compile(r"\b(?P<dice>\d*d\d+)\b", re.I)
+ROLL_VALUE = re.compile(r"^\d+\s*([-–]\s*\d+|\+|-)?$")
+PARAMETER = re.compile(r"^(?P<name>.*?)\s*\((?P<parameter>[A-Z])\)$")
+#: Words in a header that mean "what it does", besides the model's own effect term.
+EFFECT_WORDS = frozenset({"effect", "effects", "description", "details", "rule", "result"})
+
+
+# --- reading the Markdown ---------------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    text: str
+    line: int
+    column: int
+
+
+@dataclass
+class MdTable:
+    header: list[Cell]
+    rows: list[list[Cell]]
+    line: int
+
+
+@dataclass
+class Node:
+    """A heading and what is under it: prose, tables and subsections, in order."""
+
+    heading: str
+    level: int
+    line: int
+    blocks: list[str | MdTable] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
+
+    def tables(self) -> list[MdTable]:
+        found = [b for b in self.blocks if isinstance(b, MdTable)]
+        for child in self.children:
+            found.extend(child.tables())
+        return found
+
+    @property
+    def prose(self) -> str:
+        return "\n\n".join(b for b in self.blocks if isinstance(b, str)).strip()
+
+
+def _cells(line: str, number: int) -> list[Cell]:
+    cells: list[Cell] = []
+    start = line.index("|") + 1 if line.lstrip().startswith("|") else 0
+    position = start
+    for part in re.split(r"(?<!\\)\|", line[start:]):
+        stripped = part.strip()
+        offset = part.find(stripped) if stripped else 0
+        cells.append(Cell(stripped.replace("\\|", "|"), number, position + offset + 1))
+        position += len(part) + 1
+    if cells and not cells[-1].text and line.rstrip().endswith("|"):
+        cells.pop()
+    return cells
+
+
+def parse_markdown(text: str) -> Node:
+    """The document as a tree of headings; prose paragraphs and tables stay in source order."""
+    root = Node("", 0, 1)
+    stack = [root]
+    lines = text.splitlines()
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            stack[-1].blocks.append("\n".join(paragraph).strip())
+            paragraph.clear()
+
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        heading = HEADING.match(line)
+        if heading:
+            flush()
+            level = len(heading["hashes"])
+            while stack[-1].level >= level:
+                stack.pop()
+            node = Node(heading["text"].strip(), level, index + 1)
+            stack[-1].children.append(node)
+            stack.append(node)
+        elif line.lstrip().startswith("|") and index + 1 < len(lines) and SEPARATOR.match(lines[index + 1].strip()):
+            flush()
+            table = MdTable(_cells(line, index + 1), [], index + 1)
+            index += 2
+            while index < len(lines) and lines[index].lstrip().startswith("|"):
+                table.rows.append(_cells(lines[index], index + 1))
+                index += 1
+            stack[-1].blocks.append(table)
+            continue
+        elif not line.strip() or RULE_LINE.match(line):
+            flush()
+        else:
+            paragraph.append(line.rstrip())
+        index += 1
+    flush()
+    return root
+
+
+# --- recognising tables -------------------------------------------------------------------------------
+
+
+@dataclass
+class Vocabulary:
+    """The words of the target project that tables are recognised by."""
+
+    model: list[Column]
+    weapon: list[Column]
+    costs: set[str]
+    rules: set[str]
+    effects: set[str]
+    known_rules: dict[str, Any]
+
+    @classmethod
+    def of(cls, project: Project | None) -> Vocabulary:
+        terms = Terms()
+        costs = {"points", "cost"}
+        rules = {slugify(terms.rules), "special-rules", "rules"}
+        effects = {slugify(terms.effect), *EFFECT_WORDS}
+        if project is None:
+            return cls([], [], costs, rules, effects, {})
+        for module in project.modules.values():
+            if module.currency:
+                costs |= {module.currency.label.lower(), module.currency.name.lower()}
+            rules.add(slugify(module.terms.rules))
+            effects.add(slugify(module.terms.effect))
+        known = {
+            key: rule
+            for scope in project.scopes.values()
+            if scope.key in project.modules and project.modules[scope.key].core
+            for key, rule in scope.rules.items()
+        }
+        profiles = project.system.profiles
+        return cls(list(profiles.model), list(profiles.weapon), costs, rules, effects, known)
+
+
+def _column_for(header: str, columns: list[Column]) -> Column | None:
+    wanted = slugify(header)
+    for column in columns:
+        if wanted in {slugify(column.label), slugify(column.name), slugify(column.key)}:
+            return column
+    return None
+
+
+def classify(table: MdTable, vocabulary: Vocabulary, heading: str) -> str:
+    """'model', 'weapon', 'rules', 'upgrades', 'roll' or 'table' (any other table, kept as it is)."""
+    headers = [c.text for c in table.header[1:]]
+    for kind, columns in (("model", vocabulary.model), ("weapon", vocabulary.weapon)):
+        if columns and all(any(_column_for(h, [c]) for h in headers) for c in columns):
+            return kind
+    first = slugify(table.header[0].text) if table.header else ""
+    effect = any(slugify(h) in vocabulary.effects for h in headers)
+    if (
+        len(table.header) >= 2
+        and effect
+        and (first in vocabulary.rules or slugify(heading) in vocabulary.rules or first.rstrip("s") + "s" in vocabulary.rules)
+    ):
+        return "rules"
+    if table.header and DICE_HEADER.search(table.header[0].text) and all(row and ROLL_VALUE.match(row[0].text) for row in table.rows):
+        return "roll"
+    if effect:
+        return "upgrades"
+    return "table"
+
+
+# --- building the data ----------------------------------------------------------------------------------
+
+
+def _value(text: str) -> int | str:
+    return int(text) if re.fullmatch(r"-?\d+", text) else text
+
+
+def _uses(text: str) -> list[str]:
+    """A cell of rule uses: 'Blast, Indirect, Rapid Fire (1)'; '-' or empty is none."""
+    return [part.strip() for part in re.split(r",(?![^()]*\))", text) if part.strip() and part.strip() not in ("-", "—")]
+
+
+@dataclass
+class Imported:
+    """What an import wrote and what it could not place."""
+
+    module_id: str
+    files: list[Path] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    tables: int = 0
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+    #: After the import, `cadence check` on the project: (errors, warnings) and the blocks with no problem.
+    check: tuple[int, int] = (0, 0)
+    clean_blocks: int = 0
+    blocks_without_errors: int = 0
+    blocks: int = 0
+
+    def summary(self) -> str:
+        placed = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
+        return (
+            f"imported {self.tables} tables as {placed}; wrote {len(self.files)} files; {len(self.problems)} import problems\n"
+            f"check: {self.check[0]} errors, {self.check[1]} warnings; "
+            f"{self.clean_blocks} of {self.blocks} tables and rule definitions are data with no problem, "
+            f"{self.blocks_without_errors} with no error"
+        )
+
+
+class Importer:
+    def __init__(self, source: Path, rel: str, project: Project | None, module_id: str) -> None:
+        self.rel = rel
+        self.vocabulary = Vocabulary.of(project)
+        self.module_id = module_id
+        self.result = Imported(module_id)
+        self.rules: list[dict[str, Any]] = []
+        self.module_tables: list[dict[str, Any]] = []
+        self.rule_uses: dict[str, list[tuple[str, Cell]]] = {}
+        self.ids: set[str] = set()
+        self.kinds = project.system.rule_kinds if project is not None else ("unit", "weapon")
+
+    def warn(self, cell: Cell | Node | MdTable, code: str, message: str, hint: str = "") -> None:
+        line = cell.line
+        column = cell.column if isinstance(cell, Cell) else 1
+        self.result.problems.append(warning(Location(self.rel, line, column), f"import-{code}", message, hint))
+
+    def unique(self, wanted: str) -> str:
+        key, n = wanted, 1
+        while key in self.ids:
+            key, n = f"{wanted}-{n}", n + 1
+        self.ids.add(key)
+        return key
+
+    # -- tables to blocks --
+
+    def profile(self, table: MdTable, row: list[Cell], columns: list[Column], what: str) -> tuple[dict[str, Any], list[str], Any]:
+        profile: dict[str, Any] = Flow()
+        rules: list[str] = []
+        points: Any = None
+        for header, cell in zip(table.header[1:], row[1:], strict=False):
+            column = _column_for(header.text, columns)
+            name = slugify(header.text)
+            if column is not None:
+                profile[str(column.key)] = _value(cell.text)
+            elif name in self.vocabulary.rules:
+                rules = _uses(cell.text)
+                for use in rules:
+                    self.rule_uses.setdefault(slugify(RuleUse.parse(use).name), []).append(
+                        (what, Cell(RuleUse.parse(use).name, cell.line, cell.column))
+                    )
+            elif name in self.vocabulary.costs:
+                points = _value(cell.text) if cell.text not in ("", "-", "—") else None
+            else:
+                self.warn(header, "column", f"column '{header.text}' of a {what} table is not a profile column, rules or cost; left out")
+        if len(row) != len(table.header):
+            self.warn(row[0], "row", f"row has {len(row)} cells for {len(table.header)} columns")
+        return profile, rules, points
+
+    def unit(self, table: MdTable, name: str, text: str) -> dict[str, Any]:
+        models = []
+        for row in table.rows:
+            profile, rules, points = self.profile(table, row, self.vocabulary.model, "model")
+            model: dict[str, Any] = {"name": row[0].text, "profile": profile}
+            if rules:
+                model["rules"] = rules
+            if points is not None:
+                model["points"] = points
+            models.append(model)
+        self.result.count("units")
+        unit: dict[str, Any] = {"name": name, "models": models}
+        if text:
+            unit["intro"] = text
+        return {"unit": unit}
+
+    def weapon_list(self, table: MdTable, name: str) -> dict[str, Any]:
+        weapons = []
+        for row in table.rows:
+            profile, rules, points = self.profile(table, row, self.vocabulary.weapon, "weapon")
+            weapon: dict[str, Any] = {"name": row[0].text, "profile": profile}
+            if rules:
+                weapon["rules"] = rules
+            if points is not None:
+                weapon["points"] = points
+            weapons.append(weapon)
+        self.result.count("weapon lists")
+        block: dict[str, Any] = {"id": self.unique(slugify(name)), "name": name, "weapons": weapons}
+        if slugify(table.header[0].text) != slugify(name):
+            block["label"] = table.header[0].text
+        return {"weapon_list": block}
+
+    def upgrade_list(self, table: MdTable, name: str, scope: str) -> dict[str, Any]:
+        headers = [slugify(c.text) for c in table.header]
+        effect = next(i for i, h in enumerate(headers) if i > 0 and h in self.vocabulary.effects)
+        upgrades = []
+        for row in table.rows:
+            upgrade: dict[str, Any] = {"name": row[0].text, "effect": row[effect].text if effect < len(row) else ""}
+            for index, header in enumerate(table.header[1:], start=1):
+                if index == effect or index >= len(row):
+                    continue
+                if headers[index] in self.vocabulary.costs:
+                    upgrade["points"] = _value(row[index].text) if row[index].text not in ("", "—") else "-"
+                else:
+                    self.warn(header, "column", f"column '{header.text}' of an upgrade table is neither its effect nor a cost; left out")
+            upgrades.append(upgrade)
+        self.result.count("upgrade lists")
+        return {
+            "upgrade_list": {
+                "id": self.unique(slugify(f"{scope} {name}")),
+                "name": name,
+                "label": table.header[0].text,
+                "effect_label": table.header[effect].text,
+                "upgrades": upgrades,
+            }
+        }
+
+    def table(self, table: MdTable, name: str, scope: str) -> dict[str, Any]:
+        block: dict[str, Any] = {"id": self.unique(slugify(f"{scope} {name}") if scope else slugify(name)), "name": name}
+        dice = DICE_HEADER.search(table.header[0].text) if table.header else None
+        if dice and all(row and ROLL_VALUE.match(row[0].text) for row in table.rows):
+            block["dice"] = dice["dice"].lower()
+        block["columns"] = [c.text for c in table.header]
+        block["rows"] = [[c.text for c in row] for row in table.rows]
+        for row in table.rows:
+            if len(row) != len(table.header):
+                self.warn(row[0], "row", f"row has {len(row)} cells for {len(table.header)} columns")
+        self.result.count("roll tables" if "dice" in block else "tables")
+        return block
+
+    def special_rules(self, table: MdTable) -> None:
+        headers = [slugify(c.text) for c in table.header]
+        effect = next(i for i, h in enumerate(headers) if i > 0 and h in self.vocabulary.effects)
+        for row in table.rows:
+            name = row[0].text
+            rule: dict[str, Any] = {"name": name, "kind": "", "text": row[effect].text if effect < len(row) else ""}
+            parameter = PARAMETER.match(name)
+            if parameter:
+                rule["name"], rule["parameter"] = parameter["name"], parameter["parameter"]
+            rule["_cell"] = row[0]
+            self.rules.append(rule)
+        self.result.count("special rules", len(table.rows))
+
+    # -- pages --
+
+    def block(self, table: MdTable, name: str, text: str, scope: str) -> dict[str, Any] | None:
+        kind = classify(table, self.vocabulary, name)
+        self.result.tables += 1
+        if kind == "model":
+            return self.unit(table, name, text)
+        if kind == "weapon":
+            return self.weapon_list(table, name)
+        if kind == "upgrades":
+            return self.upgrade_list(table, name, scope)
+        if kind == "rules":
+            self.special_rules(table)
+            return None
+        return {"table": self.table(table, name, scope)}
+
+    def list_sections(self, node: Node, scope: str) -> list[dict[str, Any]]:
+        """A node's subsections as army-list sections: one block per table, prose as section text."""
+        sections: list[dict[str, Any]] = []
+        for child in node.children:
+            tables = [b for b in child.blocks if isinstance(b, MdTable)]
+            section: dict[str, Any] = {"heading": child.heading}
+            if child.prose:
+                section["text"] = child.prose
+            subsections = []
+            if len(tables) == 1 and not child.children:
+                block = self.block(tables[0], child.heading, "", scope)
+                if block is None:
+                    section["special_rules"] = True
+                elif "unit" in block:
+                    block["unit"].update({"intro": child.prose} if child.prose else {})
+                    section = dict(block)
+                    section.pop("text", None)
+                else:
+                    section.update(block)
+            else:
+                for table in tables:
+                    block = self.block(table, table.header[0].text if table.header else child.heading, "", f"{scope} {child.heading}")
+                    if block is None:
+                        section["special_rules"] = True
+                    else:
+                        subsections.append(block)
+            subsections.extend(self.list_sections(child, f"{scope} {child.heading}" if scope else child.heading))
+            if subsections:
+                section["sections"] = subsections
+            sections.append(section)
+        return sections
+
+    def is_list_page(self, node: Node) -> bool:
+        return any(classify(t, self.vocabulary, node.heading) in ("model", "weapon", "upgrades") for t in node.tables())
+
+    def army_list(self, node: Node, page: str) -> dict[str, Any]:
+        list_id = slugify(node.heading)
+        sections: list[dict[str, Any]] = []
+        for table in (b for b in node.blocks if isinstance(b, MdTable)):
+            block = self.block(table, table.header[0].text if table.header else node.heading, "", list_id)
+            sections.append(block if block is not None else {"heading": "Special Rules", "special_rules": True})
+        sections.extend(self.list_sections(node, ""))
+        body: dict[str, Any] = {"id": list_id, "name": node.heading, "title": node.heading, "page": page}
+        if node.prose:
+            body["intro"] = node.prose
+        body["sections"] = sections
+        return body
+
+    def content_page(self, node: Node) -> str:
+        """A hand-written page: prose as written, tables as module tables inserted by directives."""
+        out = [f"# {node.heading}", ""]
+
+        def walk(n: Node, level: int) -> None:
+            for block in n.blocks:
+                if isinstance(block, str):
+                    out.extend([block, ""])
+                    continue
+                self.result.tables += 1
+                kind = classify(block, self.vocabulary, n.heading)
+                if kind == "rules":
+                    self.special_rules(block)
+                    out.extend([f"[% special-rules {self.module_id} %]", ""])
+                    continue
+                if kind in ("model", "weapon", "upgrades"):
+                    self.warn(
+                        block,
+                        "table",
+                        f"a {kind} table on a page of prose is kept as a plain table",
+                        "move it under a section with the lists",
+                    )
+                table = self.table(block, n.heading, "")
+                self.module_tables.append(table)
+                out.extend([f"[% table {self.module_id}/{table['id']} %]", ""])
+            for child in n.children:
+                out.extend([f"{'#' * min(level, 6)} {child.heading}", ""])
+                walk(child, level + 1)
+
+        walk(node, 2)
+        return "\n".join(out).rstrip() + "\n"
+
+    def settle_rules(self) -> list[dict[str, Any]]:
+        """Give each imported rule its kind, from what uses it; warn where nothing tells."""
+        kinds = list(self.kinds)
+        rules = []
+        for rule in self.rules:
+            cell = rule.pop("_cell")
+            users = {what for what, _ in self.rule_uses.get(slugify(rule["name"]), [])}
+            wanted = "weapon" if users == {"weapon"} else "unit" if users == {"model"} else None
+            if wanted is None or wanted not in kinds:
+                wanted = kinds[0]
+                self.warn(
+                    cell,
+                    "rule-kind",
+                    f"special rule '{rule['name']}': nothing in the file shows its kind; '{wanted}' was given",
+                    f"kinds: {', '.join(kinds)}",
+                )
+            rule["kind"] = wanted
+            rules.append(rule)
+        return rules
+
+    def check_uses(self) -> None:
+        defined = {slugify(r["name"]) for r in self.rules} | set(self.vocabulary.known_rules)
+        for name, places in sorted(self.rule_uses.items()):
+            if name in defined:
+                continue
+            what, cell = places[0]
+            self.warn(
+                cell,
+                "rule",
+                f"a {what} uses special rule '{cell.text}', which neither this file nor the project's core rules define",
+                "define it in a special rules table, or fix its name",
+            )
+
+
+def import_markdown(root: Path, source: Path, module_id: str | None = None, out: Path | None = None) -> Imported:
+    """Import `source` into the project at `root` (or `out`); returns what was written and reported."""
+    from .pages import load_project
+
+    loaded = load_project(root) if (root / "mkdocs.yml").is_file() else None
+    project = loaded.project if loaded else None
+    text = source.read_text(encoding="utf-8")
+    tree = parse_markdown(text)
+    top = (
+        tree.children[0]
+        if len(tree.children) == 1 and tree.children[0].level == 1
+        else Node(source.stem.replace("-", " ").title(), 1, 1, tree.blocks, tree.children)
+    )
+    module_id = module_id or slugify(top.heading)
+    importer = Importer(source, source.name, project, module_id)
+    target = out or root
+    data_dir, content_dir = _folders(target)
+    pages: list[str] = []
+    lists: dict[str, dict[str, Any]] = {}
+    contents: dict[str, str] = {}
+    for node in top.children:
+        page = f"{module_id}/{slugify(node.heading)}"
+        pages.append(page)
+        if importer.is_list_page(node):
+            lists[page] = importer.army_list(node, page)
+        else:
+            contents[page] = importer.content_page(node)
+    for block in top.blocks:
+        if isinstance(block, MdTable):
+            importer.warn(block, "table", "a table before the first section heading has no page; left out")
+    importer.check_uses()
+    module: dict[str, Any] = {"id": module_id, "title": top.heading, "status": "in-development"}
+    summary = top.prose
+    if summary:
+        module["summary"] = summary
+    module["pages"] = pages
+    rules = importer.settle_rules()
+    if rules:
+        module["special_rules"] = rules
+    if importer.module_tables:
+        module["tables"] = importer.module_tables
+    written = importer.result.files
+    written.append(_write_yaml(target / data_dir / module_id / "module.yaml", {"module": module}, depth=2))
+    for page, body in lists.items():
+        written.append(_write_yaml(target / data_dir / module_id / f"{page.split('/', 1)[1]}.yaml", {"army_list": body}, depth=2))
+    for page, markdown in contents.items():
+        path = target / content_dir / f"{page}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(markdown, encoding="utf-8")
+        written.append(path)
+    measure(target, data_dir, module_id, importer.result)
+    return importer.result
+
+
+def measure(root: Path, data_dir: str, module_id: str, result: Imported) -> None:
+    """Check the project with the imported module, and count the imported blocks no problem points into.
+
+    A block is a unit, weapon list, upgrade list or table of a generated page, or a module table or
+    special rule: it spans from its own line to the next block's in the same file.
+    """
+    from .catalogue import walk_sections
+    from .pages import load_project
+
+    loaded = load_project(root, data_dir, _folders(root)[1])
+    errors = sum(1 for p in loaded.problems if p.severity.value == "error")
+    result.check = (errors, len(loaded.problems) - errors)
+    project = loaded.project
+    if project is None or module_id not in project.modules:
+        return
+    starts: dict[str, list[int]] = {}
+    module = project.modules[module_id]
+    for record in (*module.tables, *module.special_rules):
+        starts.setdefault(record.loc.path, []).append(record.loc.line)
+    for entry in project.lists:
+        if entry.module == module_id:
+            for section in walk_sections(entry.army_list.sections):
+                if section.block is not None:  # from the section's first line: its heading is the block's
+                    starts.setdefault(entry.file, []).append(min(section.loc.line, section.block.loc.line))
+    dirty: set[tuple[str, int]] = set()
+    wrong: set[tuple[str, int]] = set()
+    for problem in loaded.problems:
+        lines = sorted(starts.get(problem.location.path, []))
+        owner = max((line for line in lines if line <= problem.location.line), default=None)
+        if owner is not None:
+            dirty.add((problem.location.path, owner))
+            if problem.severity.value == "error":
+                wrong.add((problem.location.path, owner))
+    result.blocks = sum(len(lines) for lines in starts.values())
+    result.clean_blocks = result.blocks - len(dirty)
+    result.blocks_without_errors = result.blocks - len(wrong)
+
+
+def _folders(root: Path) -> tuple[str, str]:
+    from .project_config import read_folders
+
+    return read_folders(root) if (root / "mkdocs.yml").is_file() else ("data", "content")
+
+
+class Flow(dict[str, Any]):
+    """A mapping written on one line, as designers write profiles: {mov: 6", skl: 4+}."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML as a designer writes it: prose as literal blocks, profiles on one line."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _flow(dumper: yaml.SafeDumper, value: Flow) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=True)
+
+
+_Dumper.add_representer(str, _str)
+_Dumper.add_representer(Flow, _flow)
+
+
+def _write_yaml(path: Path, body: dict[str, Any], depth: int) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schema = "../" * depth + "schema/data.schema.json"
+    text = yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    path.write_text(
+        f"# yaml-language-server: $schema={schema}\n# Imported by `cadence import`: check it, then edit freely.\n{text}", encoding="utf-8"
+    )
+    return path
