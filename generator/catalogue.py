@@ -272,62 +272,76 @@ def module_of(rel: str, data_dir: str) -> str:
     return parts[0] if len(parts) > 1 else ""
 
 
-def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, list[Problem]]:
-    """Build records from loaded documents and link their scopes; returns every problem found."""
-    problems: list[Problem] = []
-    systems: list[tuple[System, str]] = []
-    modules: dict[str, Module] = {}
-    module_files: dict[str, str] = {}
-    folder_module: dict[str, str] = {}
-    lists: list[tuple[str, ArmyList, str]] = []
-    releases: list[Release] = []  # data/releases/*.yaml: stored diffs, read by the Recent Changes page
+@dataclass
+class _Records:
+    """The records built from a project's data files, before their scopes are linked."""
+
+    problems: list[Problem] = field(default_factory=list)
+    systems: list[tuple[System, str]] = field(default_factory=list)
+    modules: dict[str, Module] = field(default_factory=dict)
+    module_files: dict[str, str] = field(default_factory=dict)
+    folder_module: dict[str, str] = field(default_factory=dict)
+    lists: list[tuple[str, ArmyList, str]] = field(default_factory=list)
+    releases: list[Release] = field(default_factory=list)  # data/releases/*.yaml: stored diffs for Recent Changes
+
+    def add_module(self, module: Module, path: str, folder: str) -> None:
+        """A module, unless its id or its folder already has one."""
+        if module.id in self.modules:
+            self.problems.append(
+                error(_loc(module), "duplicate", f"module '{module.id}' is also defined in {self.module_files[module.id]}")
+            )
+        elif folder and folder in self.folder_module:
+            message = f"folder '{folder}' already has a module file: {self.module_files[self.folder_module[folder]]}"
+            self.problems.append(error(_loc(module), "duplicate", message))
+        else:
+            self.modules[module.id] = module
+            self.module_files[module.id] = path
+            self.folder_module[folder] = module.id
+
+
+def _records(documents: list[Document], data_dir: str) -> _Records:
+    records = _Records()
     for document in documents:
         _kind, record, found = build_document(document.body, document.path)
-        problems.extend(found)
-        if record is None:
-            continue
+        records.problems.extend(found)
         folder = module_of(document.path, data_dir)
         if isinstance(record, System):
-            systems.append((record, document.path))
+            records.systems.append((record, document.path))
         elif isinstance(record, Module):
-            if record.id in modules:
-                problems.append(error(_loc(record), "duplicate", f"module '{record.id}' is also defined in {module_files[record.id]}"))
-                continue
-            if folder and folder in folder_module:
-                problems.append(
-                    error(_loc(record), "duplicate", f"folder '{folder}' already has a module file: {module_files[folder_module[folder]]}")
-                )
-                continue
-            modules[record.id] = record
-            module_files[record.id] = document.path
-            folder_module[folder] = record.id
+            records.add_module(record, document.path, folder)
         elif isinstance(record, ArmyList):
-            lists.append((folder, record, document.path))
+            records.lists.append((folder, record, document.path))
         elif isinstance(record, Release):
-            releases.append(record)
-    if not systems:
-        problems.append(
-            error(
-                Location(f"{data_dir}/system.yaml", 0, 0),
-                "missing",
-                "no system file: the data folder needs a file with a top-level 'system' key",
-            )
-        )
+            records.releases.append(record)
+    return records
+
+
+def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, list[Problem]]:
+    """Build records from loaded documents and link their scopes; returns every problem found."""
+    records = _records(documents, data_dir)
+    problems = records.problems
+    if not records.systems:
+        message = "no system file: the data folder needs a file with a top-level 'system' key"
+        problems.append(error(Location(f"{data_dir}/system.yaml", 0, 0), "missing", message))
         return None, problems
-    for extra, _path in systems[1:]:
-        problems.append(error(_loc(extra), "duplicate", f"a second system is defined here; the first is in {systems[0][1]}"))
-    system, system_file = systems[0]
-
+    for extra, _path in records.systems[1:]:
+        problems.append(error(_loc(extra), "duplicate", f"a second system is defined here; the first is in {records.systems[0][1]}"))
+    system, system_file = records.systems[0]
     entries: list[ListEntry] = []
-    for folder, army_list, path in lists:
-        module_id = folder_module.get(folder)
+    for folder, army_list, path in records.lists:
+        module_id = records.folder_module.get(folder)
         if module_id is None:
-            problems.append(
-                error(_loc(army_list), "missing", f"army list '{army_list.id}' is in folder '{folder}', which has no module.yaml")
-            )
-            continue
-        entries.append(ListEntry(module_id, army_list, path))
+            message = f"army list '{army_list.id}' is in folder '{folder}', which has no module.yaml"
+            problems.append(error(_loc(army_list), "missing", message))
+        else:
+            entries.append(ListEntry(module_id, army_list, path))
+    scopes = _module_scopes(records.modules)
+    entries = _list_scopes(scopes, entries, problems)
+    return Project(system, system_file, records.modules, records.module_files, entries, scopes, records.releases), problems
 
+
+def _module_scopes(modules: dict[str, Module]) -> dict[str, Scope]:
+    """A scope per module: its rules and tables; modules that are not core fall back on the core ones."""
     scopes: dict[str, Scope] = {}
     for module in modules.values():
         scope = Scope(key=module.id, title=module.title, module=module.id)
@@ -341,11 +355,15 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
     for module in modules.values():
         if not module.core:
             scopes[module.id].parents.extend(core)
+    return scopes
+
+
+def _list_scopes(scopes: dict[str, Scope], entries: list[ListEntry], problems: list[Problem]) -> list[ListEntry]:
+    """A scope per army list, falling back on the lists it uses and then on its module."""
     for entry in entries:
         if entry.key in scopes:
-            problems.append(
-                error(_loc(entry.army_list), "duplicate", f"army list id '{entry.army_list.id}' is used twice in module '{entry.module}'")
-            )
+            message = f"army list id '{entry.army_list.id}' is used twice in module '{entry.module}'"
+            problems.append(error(_loc(entry.army_list), "duplicate", message))
             continue
         scope = Scope(key=entry.key, title=entry.army_list.name, module=entry.module)
         _index_list(scope, entry.army_list)
@@ -356,7 +374,7 @@ def assemble(documents: list[Document], data_dir: str) -> tuple[Project | None, 
             if used in scopes:
                 scope.parents.append(scopes[used])
         scope.parents.append(scopes[entry.module])
-    return Project(system, system_file, modules, module_files, entries, scopes, releases), problems
+    return entries
 
 
 def _loc(record: Record) -> Location:

@@ -243,7 +243,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not index.is_file():
         print(f"cadence: no search index at {index}; run 'cadence build' first", file=sys.stderr)
         return EXIT_USAGE
-    results = search_site(index, " ".join(args.query), limit=args.limit)
+    results = search_site(index, " ".join(args.query), limit=args.limit, game=args.game)
     if not results:
         print("no results")
         return EXIT_PROBLEMS
@@ -373,6 +373,7 @@ def parser() -> argparse.ArgumentParser:
     search.add_argument("query", nargs="+")
     search.add_argument("--site-dir", default="site")
     search.add_argument("--limit", type=int, default=5)
+    search.add_argument("--game", help="rank as a reader on this module's pages does (a module id: the folder of its pages)")
     schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
     schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
     reference = sub.add_parser("reference", help="write data/REFERENCE.md, every key of the data format, from the model")

@@ -28,11 +28,11 @@ import yaml
 from .catalogue import Project, assemble, walk_sections
 from .loader import load_directory
 from .model import ProfileValue, Release, ReleaseDetail, ReleaseEntry, slugify
+from .releases import TEXT_FIELDS, word_segments
 
 #: How alike a removed and an added thing must be (0-1) to count as one thing renamed.
 RENAME_SIMILARITY = 0.6
 #: Fields compared as prose: their changes are shown as a word diff.
-TEXT_FIELDS = frozenset({"text", "effect", "composition", "weapons", "upgrades", "footnote"})
 
 
 class DiffError(Exception):
@@ -297,23 +297,6 @@ def format_text(entries: list[ReleaseEntry], titles: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-_WORDS = re.compile(r"\[-(?P<old>.*?)-\]|\{\+(?P<new>.*?)\+\}")
-
-
-def word_segments(words: str) -> list[tuple[str, str]]:
-    """A stored word diff as (kind, text) runs: 'same', 'old' or 'new', for templates to mark up."""
-    segments: list[tuple[str, str]] = []
-    position = 0
-    for match in _WORDS.finditer(words):
-        if match.start() > position:
-            segments.append(("same", words[position : match.start()]))
-        segments.append(("old", match["old"]) if match["old"] is not None else ("new", match["new"]))
-        position = match.end()
-    if position < len(words):
-        segments.append(("same", words[position:]))
-    return segments
-
-
 def _md(text: str) -> str:
     from .render import escape_text
 
@@ -366,18 +349,6 @@ def module_titles(*projects: Project) -> dict[str, str]:
     for project in projects:
         titles.update({m.id: m.title for m in project.modules.values()})
     return titles
-
-
-def last_changes(releases: Iterable[Release]) -> dict[tuple[str, str], tuple[Release, ReleaseEntry]]:
-    """(page, unit name slug) → the latest release entry about that unit or one of its models."""
-    found: dict[tuple[str, str], tuple[Release, ReleaseEntry]] = {}
-    for release in sorted(releases, key=lambda r: (r.date, r.name)):
-        for entry in release.entries:
-            if entry.kind == "unit":
-                found[(entry.page, slugify(entry.name))] = (release, entry)
-            elif entry.kind == "model":
-                found[(entry.page, slugify(entry.within))] = (release, entry)
-    return found
 
 
 def git_revision(root: Path, spec: str) -> str:

@@ -2,7 +2,8 @@
 
 This stage decides, before anything is rendered, on which page and under which anchor each rule,
 unit, weapon list and upgrade is shown, so that links can point at headings not yet rendered. It is
-pure (no I/O, no Jinja) and shared by the checker, which verifies links, and the renderer.
+pure (no I/O, no Jinja); the resolve stage builds the site map once, and the checker and the
+renderer both read it.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from dataclasses import dataclass, field
 from markdown.extensions.toc import unique
 
 from .catalogue import ListEntry, Project, walk_sections
-
-__all__ = ["ListEntry"]
 from .model import ArmyList, Module, Section, SpecialRule, Unit, UpgradeList, WeaponList, slugify
 from .problems import Location, Problem, error
 
@@ -179,50 +178,90 @@ def module_terms(module: Module) -> dict[str, str]:
     return terms
 
 
-def build_site_map(project: Project, content_pages: dict[str, str]) -> tuple[SiteMap, list[Problem]]:
-    """Find where each rule scope is shown (content directives, list pages) and plan list pages."""
+def build_site_map(project: Project, content_pages: dict[str, str], directives: dict[str, list[Directive]]) -> SiteMap:
+    """Find where each rule scope is shown (content directives, list pages) and plan list pages.
+
+    `directives` are each content page's directives, read once by the resolve stage.
+    """
     site = SiteMap()
-    problems: list[Problem] = []
     for page, text in sorted(content_pages.items()):
         site.titles[page] = page_title(text, page)
-        directives, found = find_directives(text, f"content/{page}.md")
-        problems.extend(found)
-        used = set(heading_ids(text))
-        for directive in directives:
-            if directive.name != "special-rules" or not directive.args:
-                continue
-            scope = directive.args[0]
-            kind = directive.options.get("kind", "*")
-            site.rule_pages.setdefault((scope, kind), page)
-            target = project.scopes.get(scope)
-            if target is None:
-                continue
-            for rule in target.unique_rules():
-                if kind in ("*", rule.kind):
-                    anchor = rule_heading_id(rule)
-                    if anchor in used:
-                        anchor = f"rule-{anchor}"
-                    used.add(anchor)
-                    site.rule_anchors[(page, slugify(rule.name))] = anchor
+        _place_content_rules(site, project, page, text, directives.get(page, []))
     for entry in project.lists:
-        module = project.modules[entry.module]
-        plan = plan_list_page(entry, module_terms(module))
-        site.plans[entry.page] = plan
-        site.list_pages[entry.key] = entry.page
-        site.titles[entry.page] = entry.army_list.title or entry.army_list.name
-        for section in walk_sections(entry.army_list.sections):
-            if section.special_rules:
-                site.rule_pages.setdefault((entry.key, "*"), entry.page)
-                for rule in entry.army_list.special_rules:
-                    site.rule_anchors[(entry.page, slugify(rule.name))] = plan.ids[(id(rule), "heading")]
-            block = section.block
-            if block is not None:
-                site.object_pages[id(block)] = entry.page
-                site.object_pages[id(section)] = entry.page
-                items = block.weapons if isinstance(block, WeaponList) else block.upgrades if isinstance(block, UpgradeList) else ()
-                for item in items:
-                    site.object_pages[id(item)] = entry.page
-    return site, problems
+        _place_list(site, project, entry)
+    for module in project.modules.values():
+        site.titles[f"{module.id}/index"] = module.title
+        site.titles[f"{module.id}/errata"] = project.system.labels.of_module(module.title)
+    return site
+
+
+def _place_content_rules(site: SiteMap, project: Project, page: str, text: str, directives: list[Directive]) -> None:
+    """Rules a content page shows through its special-rules directives, with their anchors."""
+    used = set(heading_ids(text))
+    for directive in directives:
+        if directive.name != "special-rules" or not directive.args:
+            continue
+        scope = directive.args[0]
+        kind = directive.options.get("kind", "*")
+        site.rule_pages.setdefault((scope, kind), page)
+        target = project.scopes.get(scope)
+        if target is None:
+            continue
+        for rule in target.unique_rules():
+            if kind in ("*", rule.kind):
+                anchor = rule_heading_id(rule)
+                if anchor in used:
+                    anchor = f"rule-{anchor}"
+                used.add(anchor)
+                site.rule_anchors[(page, slugify(rule.name))] = anchor
+
+
+def _place_list(site: SiteMap, project: Project, entry: ListEntry) -> None:
+    """An army-list page's plan, its rules' anchors, and the page each of its blocks is shown on."""
+    module = project.modules[entry.module]
+    plan = plan_list_page(entry, module_terms(module))
+    site.plans[entry.page] = plan
+    site.list_pages[entry.key] = entry.page
+    site.titles[entry.page] = entry.army_list.title or entry.army_list.name
+    for section in walk_sections(entry.army_list.sections):
+        if section.special_rules:
+            site.rule_pages.setdefault((entry.key, "*"), entry.page)
+            for rule in entry.army_list.special_rules:
+                site.rule_anchors[(entry.page, slugify(rule.name))] = plan.ids[(id(rule), "heading")]
+        block = section.block
+        if block is not None:
+            site.object_pages[id(block)] = entry.page
+            site.object_pages[id(section)] = entry.page
+            items = block.weapons if isinstance(block, WeaponList) else block.upgrades if isinstance(block, UpgradeList) else ()
+            for item in items:
+                site.object_pages[id(item)] = entry.page
+
+
+def landing_pages(project: Project) -> dict[str, str]:
+    """Generated landing pages by kind, from the system's `landing_pages`."""
+    landing = project.system.landing_pages
+    kinds = {
+        "released": landing.released,
+        "in_development": landing.in_development,
+        "changes": landing.changes,
+        "rules_index": landing.rules_index,
+    }
+    return {kind: page for kind, page in kinds.items() if page}
+
+
+def generated_paths(project: Project) -> dict[str, str]:
+    """Every generated page's path, with what generates it (for collision messages)."""
+    paths: dict[str, str] = {}
+    for module in project.modules.values():
+        paths[f"{module.id}/index"] = project.module_files[module.id]
+        if module.errata:
+            paths[f"{module.id}/errata"] = project.module_files[module.id]
+    for entry in project.lists:
+        paths[entry.page] = entry.file
+    for page in landing_pages(project).values():
+        paths[page] = project.system_file
+    paths["licences"] = project.system_file
+    return paths
 
 
 def relative_link(from_page: str, to_page: str, anchor: str | None = None) -> str:
@@ -232,3 +271,6 @@ def relative_link(from_page: str, to_page: str, anchor: str | None = None) -> st
         return fragment or "#"
     rel = posixpath.relpath(f"{to_page}.md", posixpath.dirname(from_page) or ".")
     return f"{rel}{fragment}"
+
+
+__all__ = ["ListEntry"]

@@ -166,6 +166,10 @@ class System(Record):
             example={"home": "Startseite", "overview": "Übersicht", "module_errata": "Korrekturen zu {module}"},
         ),
     )
+    spelling_variants: dict[str, str] = field(
+        default_factory=dict,
+        metadata=doc("Words players may type for the site's own spelling, e.g. {armor: armour}; search finds the site's word."),
+    )
 
 
 # --- modules ---------------------------------------------------------------------------------

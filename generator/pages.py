@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .catalogue import Project, assemble
-from .checker import check_project, read_words, rule_usage
-from .layout import SiteMap, build_site_map
+from .checks import read_words, run_checks
+from .layout import SiteMap, landing_pages
+from .layout import generated_paths as generated_paths
 from .loader import load_directory, read_text
 from .problems import Location, Problem, error
-from .render import Renderer
+from .resolve import Resolved, resolve
+
+if TYPE_CHECKING:
+    from .render import Renderer
 
 
 @dataclass
@@ -26,6 +31,7 @@ class Loaded:
     project: Project | None
     content: dict[str, str]
     problems: list[Problem] = field(default_factory=list)
+    resolved: Resolved | None = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -58,14 +64,15 @@ def load_project(root: Path, data_dir: str = "data", content_dir: str = "content
     problems.extend(content_problems)
     project, found = assemble(documents, data_dir)
     problems.extend(found)
+    resolved = None
     # Cross-references are checked only on data that read cleanly: a file that failed to parse or
     # to match the schema would otherwise echo as a cascade of "does not exist" errors elsewhere.
     if project is not None and not any(p.severity.value == "error" for p in problems):
+        resolved = resolve(project, content, content_dir)
         words = read_words(root / data_dir / "words.txt")
-        problems.extend(
-            check_project(project, content, root=root if check_patches else None, data_dir=data_dir, content_dir=content_dir, words=words)
-        )
-    return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key))
+        root_for_patches = root if check_patches else None
+        problems.extend(run_checks(resolved, words=words, root=root_for_patches, data_dir=data_dir, content_dir=content_dir))
+    return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key), resolved)
 
 
 @dataclass
@@ -74,48 +81,32 @@ class Generated:
 
     pages: dict[str, str]
     renderer: Renderer
-    site_map: SiteMap
-    scope_of_page: dict[str, str]
+    resolved: Resolved
 
-    def expand(self, page: str, text: str) -> tuple[str, list[Problem]]:
-        return self.renderer.expand(page, text, self.scope_of_page.get(page))
+    @property
+    def site_map(self) -> SiteMap:
+        return self.resolved.site_map
 
+    @property
+    def scope_of_page(self) -> dict[str, str | None]:
+        return dict(self.resolved.page_scopes)
 
-def landing_pages(project: Project) -> dict[str, str]:
-    """Generated landing pages by kind, from the system's `landing_pages`."""
-    landing = project.system.landing_pages
-    kinds = {
-        "released": landing.released,
-        "in_development": landing.in_development,
-        "changes": landing.changes,
-        "rules_index": landing.rules_index,
-    }
-    return {kind: page for kind, page in kinds.items() if page}
+    def expand(self, page: str, text: str) -> str:
+        """A hand-written page with its directives and [[rule]] links replaced (they were checked)."""
+        return self.renderer.expand(page, text)
 
 
-def generated_paths(project: Project) -> dict[str, str]:
-    """Every generated page's path, with what generates it (for collision messages)."""
-    paths: dict[str, str] = {}
-    for module in project.modules.values():
-        paths[f"{module.id}/index"] = project.module_files[module.id]
-        if module.errata:
-            paths[f"{module.id}/errata"] = project.module_files[module.id]
-    for entry in project.lists:
-        paths[entry.page] = entry.file
-    for page in landing_pages(project).values():
-        paths[page] = project.system_file
-    paths["licences"] = project.system_file
-    return paths
+def generate(
+    project: Project, content: dict[str, str], template_dirs: list[str] | None = None, resolved: Resolved | None = None
+) -> Generated:
+    """Render every generated page. Call only on a project whose check found no errors.
 
+    `resolved` is the result `load_project` already computed; without it the project is resolved here.
+    """
+    from .render import Renderer  # here, not at the top: `cadence check` never loads Jinja
 
-def generate(project: Project, content: dict[str, str], template_dirs: list[str] | None = None) -> Generated:
-    """Render every generated page. Call only on a project whose check found no errors."""
-    site_map, _ = build_site_map(project, content)
-    labels = project.system.labels
-    for module in project.modules.values():
-        site_map.titles[f"{module.id}/index"] = module.title
-        site_map.titles[f"{module.id}/errata"] = labels.of_module(module.title)
-    renderer = Renderer(project, site_map, template_dirs or [])
+    resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)
+    renderer = Renderer(resolved, template_dirs or [])
     pages: dict[str, str] = {}
     for module in project.modules.values():
         pages[f"{module.id}/index"] = renderer.module_index(module)
@@ -125,27 +116,17 @@ def generate(project: Project, content: dict[str, str], template_dirs: list[str]
         pages[entry.page] = renderer.army_list_page(entry)
     landing = landing_pages(project)
     if "released" in landing:
-        pages[landing["released"]] = renderer.modules_page(landing["released"], "released", labels.released)
+        pages[landing["released"]] = renderer.modules_page(landing["released"], "released", project.system.labels.released)
     if "in_development" in landing:
-        pages[landing["in_development"]] = renderer.modules_page(landing["in_development"], "in-development", labels.in_development)
+        pages[landing["in_development"]] = renderer.modules_page(
+            landing["in_development"], "in-development", project.system.labels.in_development
+        )
     if "changes" in landing:
         pages[landing["changes"]] = renderer.changes_page(landing["changes"])
     if "rules_index" in landing:
-        usage = rule_usage(project, site_map)
-        pages[landing["rules_index"]] = renderer.rules_index_page(landing["rules_index"], usage)
+        pages[landing["rules_index"]] = renderer.rules_index_page(landing["rules_index"])
     pages["licences"] = renderer.licences_page("licences")
-    scope_of_page: dict[str, str] = {}
-    for module in project.modules.values():
-        for page in module.pages:
-            scope_of_page[page] = module.id
-        for page in content:
-            if PurePosixPath(page).parts[0] == module.id and page not in scope_of_page:
-                scope_of_page[page] = module.id
-    core = [m.id for m in project.modules.values() if m.core]
-    for page in content:
-        if page not in scope_of_page and core:
-            scope_of_page[page] = core[0]
-    return Generated(pages, renderer, site_map, scope_of_page)
+    return Generated(pages, renderer, resolved)
 
 
 def navigation(project: Project, content: dict[str, str], titles: dict[str, str]) -> list[object]:

@@ -95,13 +95,12 @@ class RulesPlugin(BasePlugin[RulesConfig]):
                 page.meta[key] = {**value, **page.meta[key]}
             else:
                 page.meta.setdefault(key, value)
-        text, problems = self.generated.expand(path, markdown)
-        if problems:
-            raise PluginError("\n".join(str(p) for p in problems))
-        return text
+        return self.generated.expand(path, markdown)
 
+    @event_priority(-100)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """`post_build` event: the post-build steps `cadence build` runs after any engine."""
+        """`post_build` event, late (-100): after the search plugin has written its index, the
+        post-build steps `cadence build` runs after any engine (search entries, service worker)."""
         assert self.loaded is not None and self.generated is not None
         try:
             postbuild.run(Path(config.site_dir), postbuild.BuildContext(self._root(config), "mkdocs", self.loaded, self.generated))

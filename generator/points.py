@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .model import CostRules, Model, ProfileValue, Unit, Upgrade, Weapon, WeaponList
+from .model import CostRules, Model, ProfileValue, Swap, Unit, UnitUpgrades, UnitWeapons, Upgrade, Weapon, WeaponList
 
 
 @dataclass(frozen=True)
@@ -97,43 +97,80 @@ def unit_cost(
     costs = [m.points for m in unit.models if m.points is not None]
     if not costs:
         return None
+    low_n, high_n = model_count(unit)
+    per_model = CostRange(min(costs), max(costs))
+    if unit.weapons:
+        per_model = per_model + weapon_choices(unit.weapons, weapon_list, weapon)
+    total = per_model.times(low_n, high_n)
+    if unit.weapons:
+        for swap in unit.weapons.swaps:
+            total = total + swap_cost(swap, high_n, weapon_list, weapon)
+    if unit.upgrades:
+        total = total + upgrade_choices(unit.upgrades, low_n, high_n, upgrade)
+    return total
+
+
+def model_count(unit: Unit) -> tuple[int, int]:
+    """The fewest and the most models the unit may have (one, when its size is not given)."""
     composition = unit.composition
     size = composition.models if composition and composition.models else None
     low_n = size.min if size and size.min is not None else 1
     high_n = size.max if size and size.max is not None else low_n
-    per_model = CostRange(min(costs), max(costs))
-    if unit.weapons:
-        fixed = sum((w.points or 0) for name in unit.weapons.fixed if (w := weapon(name)) is not None)
-        per_model = per_model + CostRange(fixed, fixed)
-        for option in unit.weapons.options:
-            found = [wl for name in option.lists if (wl := weapon_list(name)) is not None]
-            costs = [w.points or 0 for wl in found for w in wl.weapons]
-            costs += [w.points or 0 for name in option.weapons if (w := weapon(name)) is not None]
-            if costs:
-                per_model = per_model + CostRange(min(costs) * option.min, max(costs) * option.max)
-    total = per_model.times(low_n, high_n)
-    if unit.weapons:
-        for swap in unit.weapons.swaps:
-            replaced = (swap.replace,) if isinstance(swap.replace, str) else swap.replace
-            given = [w.points or 0 for name in replaced if (w := weapon(name)) is not None]
-            for name in replaced:
-                if (wl := weapon_list(name)) is not None:
-                    given.append(min((w.points or 0 for w in wl.weapons), default=0))
-            given_cost = sum(given)
-            alternatives: list[int] = [w.points or 0 for name in swap.lists if (wl := weapon_list(name)) is not None for w in wl.weapons]
-            for name in swap.with_:
-                found_list = weapon_list(name)
-                if found_list is not None:
-                    alternatives.extend(w.points or 0 for w in found_list.weapons)
-                elif (w := weapon(name)) is not None:
-                    alternatives.append(w.points or 0)
-            if not alternatives:
-                continue
-            swappers = 1 if swap.models == "one" else swap.models if isinstance(swap.models, int) else high_n
-            total = total + CostRange(min(0, min(alternatives) - given_cost), max(0, max(alternatives) - given_cost) * swappers)
-    if unit.upgrades:
-        fixed_upgrades = sum(cost(u.points) for name in unit.upgrades.fixed if (u := upgrade(name)) is not None)
-        total = total + CostRange(fixed_upgrades * low_n, fixed_upgrades * high_n)
-        extra = sum(cost(u.points) for name in unit.upgrades.option_names if (u := upgrade(name)) is not None)
-        total = total + CostRange(0, extra * high_n)
+    return low_n, high_n
+
+
+def _points(weapons: Iterable[Weapon]) -> list[int]:
+    return [w.points or 0 for w in weapons]
+
+
+def weapon_choices(
+    weapons: UnitWeapons, weapon_list: Callable[[str], WeaponList | None], weapon: Callable[[str], Weapon | None]
+) -> CostRange:
+    """What one model's fixed weapons and weapon options cost, cheapest and dearest."""
+    fixed = sum(_points(w for name in weapons.fixed if (w := weapon(name)) is not None))
+    total = CostRange(fixed, fixed)
+    for option in weapons.options:
+        costs = [p for name in option.lists if (wl := weapon_list(name)) is not None for p in _points(wl.weapons)]
+        costs += _points(w for name in option.weapons if (w := weapon(name)) is not None)
+        if costs:
+            total = total + CostRange(min(costs) * option.min, max(costs) * option.max)
     return total
+
+
+def swap_cost(
+    swap: Swap, high_n: int, weapon_list: Callable[[str], WeaponList | None], weapon: Callable[[str], Weapon | None]
+) -> CostRange:
+    """What a swap can save (once) or add (on every model that may make it)."""
+    alternatives = _swap_alternatives(swap, weapon_list, weapon)
+    if not alternatives:
+        return ZERO
+    given_cost = _swap_given(swap, weapon_list, weapon)
+    swappers = 1 if swap.models == "one" else swap.models if isinstance(swap.models, int) else high_n
+    return CostRange(min(0, min(alternatives) - given_cost), max(0, max(alternatives) - given_cost) * swappers)
+
+
+def _swap_given(swap: Swap, weapon_list: Callable[[str], WeaponList | None], weapon: Callable[[str], Weapon | None]) -> int:
+    """What the weapons a swap gives up cost: a whole list counts as its cheapest weapon."""
+    replaced = (swap.replace,) if isinstance(swap.replace, str) else swap.replace
+    given = _points(w for name in replaced if (w := weapon(name)) is not None)
+    given += [min(_points(wl.weapons), default=0) for name in replaced if (wl := weapon_list(name)) is not None]
+    return sum(given)
+
+
+def _swap_alternatives(swap: Swap, weapon_list: Callable[[str], WeaponList | None], weapon: Callable[[str], Weapon | None]) -> list[int]:
+    """The cost of each weapon a swap may take instead: from its lists, and each weapon or list it names."""
+    alternatives = [p for name in swap.lists if (wl := weapon_list(name)) is not None for p in _points(wl.weapons)]
+    for name in swap.with_:
+        found_list = weapon_list(name)
+        if found_list is not None:
+            alternatives.extend(_points(found_list.weapons))
+        elif (w := weapon(name)) is not None:
+            alternatives.append(w.points or 0)
+    return alternatives
+
+
+def upgrade_choices(upgrades: UnitUpgrades, low_n: int, high_n: int, upgrade: Callable[[str], Upgrade | None]) -> CostRange:
+    """Upgrades every model has, on every model; optional ones only in the dearest form."""
+    fixed = sum(cost(u.points) for name in upgrades.fixed if (u := upgrade(name)) is not None)
+    extra = sum(cost(u.points) for name in upgrades.option_names if (u := upgrade(name)) is not None)
+    return CostRange(fixed * low_n, fixed * high_n) + CostRange(0, extra * high_n)

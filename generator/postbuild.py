@@ -49,8 +49,30 @@ class BuildContext:
 
 PostBuildStep = Callable[[Path, BuildContext], None]
 
+
+def add_search_entries(site_dir: Path, context: BuildContext) -> None:
+    """Search entries of units, weapons, upgrades, rules and tables, merged into Material's index
+    (MkDocs and ProperDocs; Zensical writes its own `search.json`, which this leaves alone)."""
+    from .search_entries import install_ranking, merge_search_entries, search_entries
+
+    if not (site_dir / "search" / "search_index.json").is_file():
+        return
+    project = context.loaded.project
+    assert project is not None
+    entries = search_entries(project, context.generated.site_map, context.loaded.content)
+    merge_search_entries(site_dir, entries, project.system.spelling_variants)
+    install_ranking(site_dir)
+
+
+def add_service_worker(site_dir: Path, context: BuildContext) -> None:
+    """The offline service worker, over every built file (so it is last: it hashes the finished site)."""
+    from .offline import write_service_worker
+
+    write_service_worker(site_dir)
+
+
 #: The steps, in order: list a new step here, beside the others.
-STEPS: list[PostBuildStep] = []
+STEPS: list[PostBuildStep] = [add_search_entries, add_service_worker]
 
 
 def run(site_dir: Path, context: BuildContext) -> None:

@@ -18,16 +18,13 @@ import jinja2
 import markdown
 
 from .catalogue import Project, Scope, walk_sections
-from .design_checks import directive_option_problem, has_costs, rule_kind_label
-from .diff import TEXT_FIELDS, last_changes, word_segments
+from .checks.design import has_costs, rule_kind_label
 from .layout import (
     DEFAULT_TERMS,
     DIRECTIVE,
     RULE_LINK,
-    Directive,
     ListEntry,
     PagePlan,
-    SiteMap,
     find_directives,
     module_terms,
     relative_link,
@@ -35,7 +32,8 @@ from .layout import (
 )
 from .model import ArmyList, BuiltModel, Module, ProfileSummary, Section, SpecialRule, Unit, Weapon, slugify
 from .points import BuiltProfile, CostRange
-from .problems import Location, Problem, error
+from .releases import TEXT_FIELDS, last_changes, word_segments
+from .resolve import DirectiveBinding, Resolved
 
 _SCHEME_LINK = re.compile(r"\]\(\s*(?:javascript|data|vbscript|file):[^)]*\)", re.I)
 
@@ -80,9 +78,10 @@ def title_attr(text: str, limit: int = 400) -> str:
 class Renderer:
     """Renders pages for one project; templates receive this object as `site`."""
 
-    def __init__(self, project: Project, site_map: SiteMap, template_dirs: Iterable[str] = ()) -> None:
-        self.project = project
-        self.map = site_map
+    def __init__(self, resolved: Resolved, template_dirs: Iterable[str] = ()) -> None:
+        self.resolved = resolved
+        self.project: Project = resolved.project
+        self.map = resolved.site_map
         self.env = environment(tuple(template_dirs))
         self.page = ""
         self.scope: Scope | None = None
@@ -136,7 +135,10 @@ class Renderer:
             titles=titles,
         )
 
-    def rules_index_page(self, page: str, usage: dict[tuple[str, str], list[tuple[str, str]]]) -> str:
+    def rules_index_page(self, page: str) -> str:
+        """Every rule by module, with the army-list pages that use it (as the resolve stage found them)."""
+        list_pages = frozenset(self.map.list_pages.values())
+        usage = {key: [(p, self.title_of(p)) for p in pages] for key, pages in self.resolved.used_on(list_pages).items()}
         groups = []
         for module in self.project.ordered_modules():
             scopes = [self.project.scopes[module.id]] + [self.project.scopes[e.key] for e in self.project.lists if e.module == module.id]
@@ -150,80 +152,40 @@ class Renderer:
 
     # -- content directives --
 
-    def expand(self, page: str, text: str, scope_key: str | None) -> tuple[str, list[Problem]]:
-        """Replace directives and [[rule]] links in a hand-written page."""
-        problems: list[Problem] = []
-        path = f"content/{page}.md"
+    def expand(self, page: str, text: str) -> str:
+        """Replace directives and [[rule]] links in a hand-written page, as the resolve stage bound them."""
+        scope_key = self.resolved.page_scopes.get(page)
         scope = self.project.scopes.get(scope_key) if scope_key else None
         self.page, self.scope, self.plan = page, scope, None
 
         def replace(match: re.Match[str]) -> str:
-            found, bad = find_directives(match.group(0), path)
-            line = text.count("\n", 0, match.start()) + 1
-            if bad or not found:
+            found, _ = find_directives(match.group(0), "")
+            if not found:
                 return match.group(0)
-            directive = found[0]
-            rendered, problem = self.directive(directive, page)
-            if problem:
-                problems.append(error(Location(path, line, 1), "directive", problem))
-                return ""
-            return rendered
+            return self.directive(self.resolved.directive(page, found[0]))
 
-        out = DIRECTIVE.sub(replace, text)
-        out, link_problems = self.link_rules(out, scope, path)
-        problems.extend(link_problems)
-        return out, problems
+        return self.link_rules(DIRECTIVE.sub(replace, text), scope)
 
-    def directive(self, directive: Directive, page: str) -> tuple[str, str | None]:
-        name = directive.name
-        if name == "special-rules":
-            if len(directive.args) != 1:
-                return "", "special-rules takes one scope: [% special-rules core-rules kind=unit %]"
-            scope = self.project.scopes.get(directive.args[0])
-            if scope is None:
-                return "", f"unknown scope '{directive.args[0]}'"
-            kind = directive.options.get("kind", "*")
-            kinds = self.project.system.rule_kinds
-            if kind != "*" and kind not in kinds:
-                return "", f"kind must be one of {', '.join(kinds)}, not '{kind}'"
-            problem = directive_option_problem(directive)
-            if problem:
-                return "", problem
-            rules = [r for r in scope.unique_rules() if kind in ("*", r.kind)]
-            if directive.options.get("order", self.project.modules[scope.module].rule_order) != "source":
-                rules.sort(key=lambda r: r.name.lower())
-            level = int(directive.options.get("level", "3"))
-            self.scope = scope
-            return self.env.get_template("special_rules.md.j2").render(site=self, rules=rules, level=level, scope_key=scope.key), None
-        if name == "table":
-            if len(directive.args) != 1 or "/" not in directive.args[0]:
-                return "", "table takes MODULE/TABLE: [% table survivors/zombie-surge %]"
-            module_id, table_id = directive.args[0].split("/", 1)
-            scope = self.project.scopes.get(module_id)
-            table = scope.tables.get(table_id) if scope else None
-            if table is None:
-                return "", f"unknown table '{directive.args[0]}'"
-            self.scope = scope
-            return self.env.get_template("table.md.j2").render(site=self, table=table), None
-        if name == "modules":
-            status = directive.options.get("status", "released")
-            modules = [m for m in self.project.ordered_modules() if m.status == status and not m.core]
-            return self.env.get_template("module_cards.md.j2").render(site=self, modules=modules), None
-        return "", f"unknown directive '{name}'; expected special-rules, table or modules"
+    def directive(self, binding: DirectiveBinding) -> str:
+        """What a bound directive shows; one the checker reported shows nothing."""
+        if binding.problem:
+            return ""
+        if binding.table is not None:
+            self.scope = binding.scope
+            return self.env.get_template("table.md.j2").render(site=self, table=binding.table)
+        if binding.scope is not None:
+            self.scope = binding.scope
+            template = self.env.get_template("special_rules.md.j2")
+            return template.render(site=self, rules=list(binding.rules), level=binding.level, scope_key=binding.scope.key)
+        modules = [m for m in self.project.ordered_modules() if m.status == binding.status and not m.core]
+        return self.env.get_template("module_cards.md.j2").render(site=self, modules=modules)
 
-    def link_rules(self, text: str, scope: Scope | None, path: str) -> tuple[str, list[Problem]]:
-        problems: list[Problem] = []
-
+    def link_rules(self, text: str, scope: Scope | None) -> str:
         def replace(match: re.Match[str]) -> str:
             use = match["use"].strip()
-            link = self.rule_link(use, scope)
-            if link is None:
-                line = text.count("\n", 0, match.start()) + 1
-                problems.append(error(Location(path, line, 1), "unknown-rule", f"[[{use}]] names no special rule in scope"))
-                return escape_text(use)
-            return link
+            return self.rule_link(use, scope) or escape_text(use)
 
-        return RULE_LINK.sub(replace, text), problems
+        return RULE_LINK.sub(replace, text)
 
     # -- helpers for templates --
 
@@ -231,8 +193,7 @@ class Renderer:
         """Markdown from data, made safe, with [[rule]] links resolved in the current scope."""
         if not text:
             return ""
-        out, _ = self.link_rules(safe_markdown(text), self.scope, self.page)
-        return out.strip()
+        return self.link_rules(safe_markdown(text), self.scope).strip()
 
     def cell(self, text: Any) -> str:
         """Markdown from data for one table cell: one line, pipes escaped."""
@@ -245,7 +206,7 @@ class Renderer:
         scope = scope or self.scope
         if scope is None:
             return None
-        found = self.project.rule(use, scope)
+        found = self.resolved.rule(use, scope.key)
         if found is None:
             return None
         place = self.map.rule_place(found.scope, found.item)
@@ -335,8 +296,8 @@ class Renderer:
         return self.project.unit_cost(unit, self.scope)
 
     def built(self, model: BuiltModel) -> BuiltProfile | None:
-        assert self.scope is not None
-        return self.project.build(model, self.scope)
+        """A built model as the resolve stage built it (the same profile the checker compared)."""
+        return self.resolved.built.get(id(model))
 
     def built_rules(self, model: BuiltModel, built: BuiltProfile) -> list[str]:
         """A built model's rules, in the order the source printed them where it printed them."""

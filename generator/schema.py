@@ -20,6 +20,7 @@ from .problems import Location, Problem, did_you_mean, error
 
 SLUG = r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$"
 _MISSING = object()
+_ABSENT = object()
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
@@ -74,81 +75,101 @@ class Builder:
         return _MISSING
 
     def value(self, tp: Any, raw: Any, loc: Location, path: str) -> Any:
+        """A raw value checked against a field's type hint and built; `_MISSING` where it fails."""
         origin = get_origin(tp)
         here = loc_of(raw, loc)
         if origin in (Union, types.UnionType):
-            options = get_args(tp)
-            if raw is None and type(None) in options:
-                return None
-            if str in options and int in options and isinstance(raw, (str, int)) and not isinstance(raw, bool):
-                return raw
-            for option in options:
-                if option is type(None):
-                    continue
-                probe = Builder()
-                result = probe.value(option, raw, loc, path)
-                if result is not _MISSING and not probe.problems:
-                    return result
-            non_null = [o for o in options if o is not type(None)]
-            if len(non_null) == 1:
-                return self.value(non_null[0], raw, loc, path)
-            return self.fail(here, "type", f"{path or 'value'} must be {_describe(tp)}", path)
+            return self.union(tp, raw, loc, path)
         if tp is Any:
             return raw
-        if tp is str:
-            if isinstance(raw, str):
-                return raw
-            if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-                return LocStr(str(raw), here)
-            return self.fail(here, "type", f"{path or 'value'} must be {_describe(tp)}, not {_kind(raw)}", path)
-        if tp is int:
-            if isinstance(raw, int) and not isinstance(raw, bool):
-                return raw
-            return self.fail(here, "type", f"{path or 'value'} must be {_describe(tp)}, not {_kind(raw)}", path)
-        if tp is bool:
-            if isinstance(raw, bool):
-                return raw
-            return self.fail(here, "type", f"{path or 'value'} must be true or false, not {_kind(raw)}", path)
+        if tp in (str, int, bool):
+            return self.scalar(tp, raw, here, path)
         if origin is Literal:
-            allowed = get_args(tp)
-            if raw in allowed:
-                return raw
-            hint = did_you_mean(str(raw), [str(a) for a in allowed])
-            return self.fail(here, "value", f"{path} must be one of {', '.join(map(str, allowed))}, not {raw!r}", path, hint)
+            return self.literal(tp, raw, here, path)
         if origin is tuple:
-            if raw is None:
-                return ()
-            if not isinstance(raw, list):
-                return self.fail(here, "type", f"{path} must be a list, not {_kind(raw)}", path)
-            item_tp = get_args(tp)[0]
-            items = []
-            for index, item in enumerate(raw):
-                built = self.value(item_tp, item, here, f"{path}[{index}]")
-                if built is not _MISSING:
-                    items.append(built)
-            return tuple(items)
+            return self.sequence(get_args(tp)[0], raw, here, path)
         if origin is dict:
-            if raw is None:
-                return {}
-            if not isinstance(raw, YMap):
-                return self.fail(here, "type", f"{path} must be a mapping, not {_kind(raw)}", path)
-            value_tp = get_args(tp)[1]
-            result = {}
-            for key, item in raw.items():
-                built = self.value(value_tp, item, raw.key_locs.get(key, here), f"{path}.{key}")
-                if built is not _MISSING:
-                    result[LocStr(key, raw.key_locs.get(key, here))] = built
-            return result
+            return self.mapping(get_args(tp)[1], raw, here, path)
         if isinstance(tp, type) and issubclass(tp, Record):
             return self.record(tp, raw, here, path)
         raise TypeError(f"unsupported field type {tp!r}")  # a bug in model.py, not in user data
 
+    def union(self, tp: Any, raw: Any, loc: Location, path: str) -> Any:
+        """The first option the value builds as without a problem; with one option, its problems."""
+        options = get_args(tp)
+        if raw is None and type(None) in options:
+            return None
+        if str in options and int in options and isinstance(raw, (str, int)) and not isinstance(raw, bool):
+            return raw
+        non_null = [o for o in options if o is not type(None)]
+        for option in non_null:
+            probe = Builder()
+            result = probe.value(option, raw, loc, path)
+            if result is not _MISSING and not probe.problems:
+                return result
+        if len(non_null) == 1:
+            return self.value(non_null[0], raw, loc, path)
+        return self.fail(loc_of(raw, loc), "type", f"{path or 'value'} must be {_describe(tp)}", path)
+
+    def scalar(self, tp: type, raw: Any, here: Location, path: str) -> Any:
+        """Text (numbers are read as text where text is asked for), a whole number, or true/false."""
+        is_number = isinstance(raw, (int, float)) and not isinstance(raw, bool)
+        if tp is str and isinstance(raw, str):
+            return raw
+        if tp is str and is_number:
+            return LocStr(str(raw), here)
+        if tp is int and isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        if tp is bool and isinstance(raw, bool):
+            return raw
+        expected = "true or false" if tp is bool else _describe(tp)
+        return self.fail(here, "type", f"{path or 'value'} must be {expected}, not {_kind(raw)}", path)
+
+    def literal(self, tp: Any, raw: Any, here: Location, path: str) -> Any:
+        allowed = get_args(tp)
+        if raw in allowed:
+            return raw
+        hint = did_you_mean(str(raw), [str(a) for a in allowed])
+        return self.fail(here, "value", f"{path} must be one of {', '.join(map(str, allowed))}, not {raw!r}", path, hint)
+
+    def sequence(self, item_tp: Any, raw: Any, here: Location, path: str) -> Any:
+        """A list, item by item; items that fail are left out (their problems are kept)."""
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            return self.fail(here, "type", f"{path} must be a list, not {_kind(raw)}", path)
+        built = (self.value(item_tp, item, here, f"{path}[{index}]") for index, item in enumerate(raw))
+        return tuple(item for item in built if item is not _MISSING)
+
+    def mapping(self, value_tp: Any, raw: Any, here: Location, path: str) -> Any:
+        """A mapping of names to values; keys keep where they were written."""
+        if raw is None:
+            return {}
+        if not isinstance(raw, YMap):
+            return self.fail(here, "type", f"{path} must be a mapping, not {_kind(raw)}", path)
+        result = {}
+        for key, item in raw.items():
+            built = self.value(value_tp, item, raw.key_locs.get(key, here), f"{path}.{key}")
+            if built is not _MISSING:
+                result[LocStr(key, raw.key_locs.get(key, here))] = built
+        return result
+
     def record(self, cls: type[Record], raw: Any, loc: Location, path: str) -> Any:
+        """A record from a mapping: unknown keys reported, each field built, a required one failing it."""
         if not isinstance(raw, YMap):
             return self.fail(loc_of(raw, loc), "type", f"{path or cls.__name__} must be a mapping, not {_kind(raw)}", path)
-        hints = _hints(cls)
         fields = data_fields(cls)
-        keys = {yaml_key(f): f for f in fields}
+        self.unknown_keys(cls, raw, {yaml_key(f) for f in fields}, path)
+        values: dict[str, Any] = {"loc": raw.loc}
+        for f in fields:
+            built = self.field(cls, f, raw, path)
+            if built is _MISSING and _required(f):
+                return _MISSING
+            if built is not _MISSING and built is not _ABSENT:
+                values[f.name] = built
+        return cls(**values)
+
+    def unknown_keys(self, cls: type[Record], raw: YMap, keys: set[str], path: str) -> None:
         for key in raw:
             if key not in keys:
                 hint = did_you_mean(key, list(keys))
@@ -159,29 +180,24 @@ class Builder:
                     f"{path}.{key}" if path else key,
                     hint or f"expected one of: {', '.join(sorted(keys))}",
                 )
-        values: dict[str, Any] = {"loc": raw.loc}
-        for f in fields:
-            key = yaml_key(f)
-            sub = f"{path}.{key}" if path else key
-            if key not in raw:
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    self.fail(raw.loc, "missing-key", f"{_label(cls, path)} needs '{key}'", sub)
-                    return _MISSING
-                continue
-            built = self.value(hints[f.name], raw[key], raw.key_locs[key], sub)
-            if built is _MISSING:
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    return _MISSING
-                continue
-            if f.metadata.get("slug") and isinstance(built, str) and built and not re.match(SLUG, built):
-                self.fail(
-                    loc_of(built, raw.key_locs[key]), "slug", f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}", sub
-                )
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    return _MISSING
-                continue
-            values[f.name] = built
-        return cls(**values)
+
+    def field(self, cls: type[Record], f: dataclasses.Field[Any], raw: YMap, path: str) -> Any:
+        """One field's value; `_ABSENT` when it is left out and may be, `_MISSING` when it fails."""
+        key = yaml_key(f)
+        sub = f"{path}.{key}" if path else key
+        if key not in raw:
+            if _required(f):
+                return self.fail(raw.loc, "missing-key", f"{_label(cls, path)} needs '{key}'", sub)
+            return _ABSENT
+        built = self.value(_hints(cls)[f.name], raw[key], raw.key_locs[key], sub)
+        if built is not _MISSING and f.metadata.get("slug") and isinstance(built, str) and built and not re.match(SLUG, built):
+            message = f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}"
+            return self.fail(loc_of(built, raw.key_locs[key]), "slug", message, sub)
+        return built
+
+
+def _required(f: dataclasses.Field[Any]) -> bool:
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
 
 
 def _kind(raw: Any) -> str:
@@ -227,16 +243,14 @@ def build_document(body: YMap, rel: str) -> tuple[str | None, Record | None, lis
 # --- JSON Schema ---------------------------------------------------------------------------
 
 
+_SCALARS: dict[Any, dict[str, Any]] = {str: {"type": "string"}, int: {"type": "integer"}, bool: {"type": "boolean"}, Any: {}}
+
+
 def _json_type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The schema of one field type; records go to `defs` once and are referred to."""
     origin = get_origin(tp)
-    if tp is str:
-        return {"type": "string"}
-    if tp is int:
-        return {"type": "integer"}
-    if tp is bool:
-        return {"type": "boolean"}
-    if tp is Any:
-        return {}
+    if tp in _SCALARS:
+        return dict(_SCALARS[tp])
     if origin is Literal:
         return {"enum": list(get_args(tp))}
     if origin is tuple:
@@ -249,31 +263,35 @@ def _json_type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
             options.append({"type": "null"})
         return options[0] if len(options) == 1 else {"anyOf": options}
     if isinstance(tp, type) and issubclass(tp, Record):
-        name = tp.__name__
-        if name not in defs:
-            defs[name] = {}
-            hints = _hints(tp)
-            props: dict[str, Any] = {}
-            required = []
-            for f in data_fields(tp):
-                prop = _json_type(hints[f.name], defs)
-                if f.metadata.get("doc"):
-                    prop = {**prop, "description": f.metadata["doc"]}
-                prop = {**prop, **_default_and_example(f)}
-                if f.metadata.get("slug"):
-                    prop = {**prop, "pattern": SLUG}
-                props[yaml_key(f)] = prop
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    required.append(yaml_key(f))
-            defs[name] = {
-                "type": "object",
-                "description": _description(tp),
-                "properties": props,
-                "additionalProperties": False,
-                **({"required": required} if required else {}),
-            }
-        return {"$ref": f"#/$defs/{name}"}
+        if tp.__name__ not in defs:
+            defs[tp.__name__] = {}
+            defs[tp.__name__] = _record_schema(tp, defs)
+        return {"$ref": f"#/$defs/{tp.__name__}"}
     raise TypeError(f"unsupported field type {tp!r}")
+
+
+def _record_schema(tp: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
+    """A record's object schema: a property per field, with its description and slug pattern."""
+    hints = _hints(tp)
+    props: dict[str, Any] = {}
+    required = []
+    for f in data_fields(tp):
+        prop = _json_type(hints[f.name], defs)
+        if f.metadata.get("doc"):
+            prop = {**prop, "description": f.metadata["doc"]}
+        prop = {**prop, **_default_and_example(f)}
+        if f.metadata.get("slug"):
+            prop = {**prop, "pattern": SLUG}
+        props[yaml_key(f)] = prop
+        if _required(f):
+            required.append(yaml_key(f))
+    return {
+        "type": "object",
+        "description": _description(tp),
+        "properties": props,
+        "additionalProperties": False,
+        **({"required": required} if required else {}),
+    }
 
 
 def _description(cls: type) -> str:

@@ -151,9 +151,14 @@ def asset_files() -> dict[str, bytes]:
     return {path: item.read_bytes() for path, item in _walk(resources.files("generator").joinpath("assets"), PurePosixPath(ASSETS_PREFIX))}
 
 
+#: Assets that are not page scripts: a post-build step puts them into Material's search worker.
+WORKER_SCRIPTS = ("search_rank.js",)
+
+
 def asset_links(paths: list[str]) -> tuple[list[str], list[str]]:
     """The stylesheets and scripts among asset paths: what goes into extra_css and extra_javascript."""
-    return [p for p in paths if p.endswith(".css")], [p for p in paths if p.endswith((".js", ".mjs"))]
+    scripts = [p for p in paths if p.endswith((".js", ".mjs")) and PurePosixPath(p).name not in WORKER_SCRIPTS]
+    return [p for p in paths if p.endswith(".css")], scripts
 
 
 def page_meta(generated: Generated, page: str, options: Options) -> dict[str, Any]:
@@ -202,9 +207,7 @@ def site_pages(loaded: Loaded, generated: Generated, options: Options, content_d
             continue
         pages[f"{page}.md"] = with_meta(text, page_meta(generated, page, options))
     for page, text in loaded.content.items():
-        expanded, found = generated.expand(page, text)
-        problems.extend(found)
-        pages[f"{page}.md"] = with_meta(expanded, page_meta(generated, page, options))
+        pages[f"{page}.md"] = with_meta(generated.expand(page, text), page_meta(generated, page, options))
     if problems:
         raise StagingError(problems)
     return pages
@@ -313,7 +316,7 @@ def load_and_generate(root: Path, options: Options, content_dir: str) -> tuple[L
     if loaded.errors or loaded.project is None:
         raise StagingError(loaded.problems)
     templates = root / options.templates_dir
-    generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
+    generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved)
     return loaded, generated
 
 

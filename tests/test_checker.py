@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
+from generator import checks
 from generator.errata import apply_as_published
 from generator.pages import load_project
 from generator.report import format_problems
 
-from .conftest import MINI, REPO, copy_project
+from .conftest import MINI, REPO, copy_project, mkdocs_build
 
 CASES_FILE = Path(__file__).parent / "checks" / "cases.yaml"
 CASES: list[dict[str, Any]] = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))
@@ -61,14 +62,7 @@ def _dump(cases: list[dict[str, Any]]) -> str:
 
 
 def test_every_check_code_has_a_case() -> None:
-    """Each code the checker can report is planted at least once above."""
-    import re
-
-    source = "\n".join(p.read_text() for p in (REPO / "generator").glob("*.py"))
-    codes = set(re.findall(r'ctx\.(?:err|warn)\([^,]+, "([a-z-]+)"', source))
-    codes |= {
-        m for m in re.findall(r'f"unknown-\{what', source) and ["unknown-weapon", "unknown-weapon-list", "unknown-upgrade", "unknown-unit"]
-    }
+    """Each code a registered check may report is planted at least once above (the registry lists them)."""
     covered = {c["code"] for c in CASES}
     not_planted = {
         "pattern",
@@ -83,9 +77,45 @@ def test_every_check_code_has_a_case() -> None:
         "profile",
         "rules",
         "missing",
-        "io",
+        "too-large",  # needs a list of over a thousand units
     }
-    assert codes - covered - not_planted == set()
+    assert checks.codes() - covered - not_planted == set()
+    assert not_planted <= checks.codes(), "a code excused from planting is no longer registered"
+
+
+def test_a_page_is_read_in_one_scope_by_check_and_build(tmp_path: Path) -> None:
+    """A page the core module lists is read in the core rules, by the check as by the build.
+
+    Once the check read it in its folder's module and the build in the core rules, so a link to a
+    module rule checked clean and then failed the build.
+    """
+    project = copy_project(MINI, tmp_path / "mini")
+    core, skirmish = project / "data/core/module.yaml", project / "data/skirmish/module.yaml"
+    core.write_text(
+        core.read_text(encoding="utf-8").replace("pages: [core/rules]", "pages: [core/rules, skirmish/rules]"), encoding="utf-8"
+    )
+    skirmish.write_text(skirmish.read_text(encoding="utf-8").replace("pages: [skirmish/rules, ", "pages: ["), encoding="utf-8")
+    loaded = load_project(project)
+    assert loaded.resolved is not None and loaded.resolved.page_scopes["skirmish/rules"] == "core"
+    assert [str(p) for p in loaded.errors] == [
+        "content/skirmish/rules.md:3:16: error[unknown-rule]: [[Stubborn]] names no special rule in Core Rules"
+    ]
+
+
+DIRECTIVE_CASES = [i for i, c in enumerate(CASES) if c["code"] == "directive"]
+
+
+@pytest.mark.parametrize("index", DIRECTIVE_CASES, ids=[CASES[i]["replace"] for i in DIRECTIVE_CASES])
+def test_a_bad_directive_stops_check_and_build_with_the_same_line(index: int, tmp_path: Path) -> None:
+    """The build reads the directive the check bound: it fails on the check's line, never in the renderer."""
+    case = CASES[index]
+    project = copy_project(MINI, tmp_path / "mini")
+    plant(project, case)
+    check = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=project, capture_output=True, text=True)
+    build = mkdocs_build(project, tmp_path / "site")
+    assert check.returncode == 1 and case["expect"] in check.stdout.splitlines()
+    assert build.returncode != 0 and any(line.endswith(f" {case['expect']}") for line in build.stderr.splitlines()), build.stderr
+    assert "Traceback" not in build.stderr
 
 
 def errata_with_checks() -> list[tuple[str, int, str]]:

@@ -1,84 +1,119 @@
-"""Search quality: every special rule's definition is the first result for its name.
+"""Search quality, offline with lunr: everything a player looks up is the first result for its name.
 
-Queries run through the built site's own search index with `lunr`, weighted as Material's search
-weights it (titles far above text). A name that several scopes define (Leader in two games, say) is
-counted correct when the first result is one of that name's definitions, and all its definitions must
-then fill the first places (Material shows each under its game's page title, so a reader picks theirs).
+Queries run through the built site's own search index with the Python port of lunr, ranked as the
+site's search ranks them (`generator/search.py`: Material's prefix queries and boosts, then exact
+names first and the reader's game first). A name several scopes define (Leader in two games, say)
+counts as right when the first result is one of its definitions; all its definitions must then fill
+the first places, and from one of those games its own definition must come first.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
-from generator.model import slugify
+import pytest
+
 from generator.pages import generate, load_project
-from generator.search import load_index, search
+from generator.search import load_index, name_key, search
+from generator.search_entries import SEPARATOR, Entry, search_entries
 
-from .conftest import REPO
+from .conftest import REPO, mkdocs_build
+
+WASTELAND = REPO / "examples" / "wasteland-tactics"
+KINDS = ("rule", "unit", "weapon", "weapon list", "upgrade", "upgrade list", "table")
 
 
-def rule_definitions() -> dict[str, list[tuple[str, str]]]:
-    """Rule title → [(location of its definition, module title)], for every rule in the data."""
-    loaded = load_project(REPO)
+def entries_of(project_dir: Path) -> list[Entry]:
+    loaded = load_project(project_dir)
     assert loaded.project is not None
     generated = generate(loaded.project, loaded.content)
-    places: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for key, scope in loaded.project.scopes.items():
-        module = loaded.project.modules[scope.module]
-        for rule in scope.unique_rules():
-            place = generated.site_map.rule_place(key, rule)
-            assert place is not None, f"rule {rule.name} of {key} is not shown on any page"
-            page, anchor = place
-            places[loaded.project.rule_title(rule)].append((f"{page}.html#{anchor}", module.title))
-    return places
+    return search_entries(loaded.project, generated.site_map, loaded.content)
 
 
-def test_every_rule_definition_ranks_first(built_site: Path) -> None:
-    index, docs = load_index(built_site / "search" / "search_index.json")
-    definitions = rule_definitions()
+@pytest.fixture(scope="module")
+def wasteland_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("wasteland-site")
+    result = mkdocs_build(WASTELAND, site)
+    assert result.returncode == 0, result.stderr
+    return site
+
+
+@pytest.mark.parametrize("project", ["cadence", "wasteland"])
+def test_every_name_a_player_looks_up_ranks_first(project: str, built_site: Path, wasteland_site: Path) -> None:
+    project_dir, site = (REPO, built_site) if project == "cadence" else (WASTELAND, wasteland_site)
+    index = load_index(site / "search" / "search_index.json")
+    entries = entries_of(project_dir)
+    places: dict[str, set[str]] = defaultdict(set)
+    for entry in entries:
+        places[name_key(entry.name, {})].add(entry.location)
     misses = []
-    for title, places in sorted(definitions.items()):
-        expected = {location for location, _ in places}
-        results = search(index, docs, title, limit=1)
-        if not results or results[0].location not in expected:
-            misses.append(f"{title}: first result {results[0].location if results else None}, expected {sorted(expected)}")
-    shared = {title: places for title, places in definitions.items() if len(places) > 1}
-    for title, places in sorted(shared.items()):
-        top = {r.location for r in search(index, docs, title, limit=len(places))}
-        for location, module_title in places:
-            if location not in top:
-                misses.append(f"{title} ({module_title}): {location} is not among the first {len(places)} results {sorted(top)}")
-    total = len(definitions) + sum(len(p) for p in shared.values())
-    precision = (total - len(misses)) / total
-    print(f"\nsearch precision at 1 over {len(definitions)} rule names ({total} queries, {len(shared)} shared names): {precision:.3f}")
+    for kind in KINDS:
+        names = sorted({e.name for e in entries if e.kind == kind})
+        missed = [n for n in names if (r := search(index, n, limit=1)) == [] or r[0].location not in places[name_key(n, {})]]
+        misses += [f"{kind} {n!r}: {search(index, n, limit=1)}" for n in missed]
+        print(f"\n{project} {kind}: precision at 1 {1 - len(missed) / len(names) if names else 1:.3f} over {len(names)} names")
     assert misses == []
 
 
-def test_units_and_weapon_lists_have_their_own_search_entries(built_site: Path) -> None:
-    import json
+def test_a_shared_name_fills_the_first_places_and_its_game_ranks_it_first(built_site: Path) -> None:
+    index = load_index(built_site / "search" / "search_index.json")
+    places: dict[str, set[str]] = defaultdict(set)
+    for entry in entries_of(REPO):
+        places[entry.name].add(entry.location)
+    shared = {name: where for name, where in places.items() if len({w.split("/")[0] for w in where}) > 1}
+    assert {"devils-bluff/module-rules.html#leader", "survivors/module-rules.html#leader"} <= shared["Leader"]
+    misses = []
+    for name, where in sorted(shared.items()):
+        top = {r.location for r in search(index, name, limit=len(where))}
+        if top != where:
+            misses.append(f"{name}: first {len(where)} results {sorted(top)}, defined at {sorted(where)}")
+        for game in {w.split("/")[0] for w in where}:
+            first = search(index, name, limit=1, game=game)[0].location
+            if first.split("/")[0] != game:
+                misses.append(f"{name} from {game}: first result {first}")
+    assert misses == []
 
-    locations = {d["location"] for d in json.loads((built_site / "search/search_index.json").read_text())["docs"]}
-    loaded = load_project(REPO)
-    assert loaded.project is not None
-    for entry in loaded.project.lists:
-        scope = loaded.project.list_scope(entry)
-        for unit in scope.units.values():
-            anchor = unit.anchor or slugify(unit.name)
-            assert any(loc.startswith(f"{entry.page}.html#{anchor}") for loc in locations), f"{entry.page}: {unit.name}"
-        for weapon_list in {id(w): w for w in scope.weapon_lists.values()}.values():
-            assert any(loc.startswith(f"{entry.page}.html#") and slugify(weapon_list.name) in loc for loc in locations), (
-                f"{entry.page}: {weapon_list.name}"
-            )
+
+def test_entries_land_on_rows_and_headings_and_name_their_list_and_game(built_site: Path) -> None:
+    docs = {d["location"]: d for d in json.loads((built_site / "search/search_index.json").read_text())["docs"]}
+    entries = entries_of(REPO)
+    counts = {kind: sum(e.kind == kind for e in entries) for kind in KINDS}
+    print(f"\nsearch entries by kind: {counts}")
+    assert all(counts.values()), counts
+    for entry in entries:
+        page, anchor = entry.location.split("#")
+        html = (built_site / page).read_text(encoding="utf-8")
+        assert f'id="{anchor}"' in html, f"{entry.location}: no such anchor"
+        assert docs[entry.location]["kind"] == entry.kind
+    pistol = docs["fracture/army-lists/sentinels.html#specialist-sidearms--plasma-pistol"]
+    assert pistol["title"] == f"Plasma Pistol{SEPARATOR}Sentinels (Fracture)"
+
+
+def test_spelling_variants_and_stop_words(built_site: Path, wasteland_site: Path) -> None:
+    cadence = load_index(built_site / "search" / "search_index.json")
+    assert cadence.variants["armor"] == "armour"
+    assert search(cadence, "heavy armor", 1)[0].location == "core-rules/special-rules-appendix.html#heavy-armour"
+    assert search(cadence, "Heavy", 1)[0].location == "core-rules/special-rules-appendix.html#heavy"
+    assert search(cadence, "One Use", 1)[0].location == "core-rules/special-rules-appendix.html#one-use"
+    assert search(cadence, "Other Weapons", 1)[0].title.startswith("Other Weapons")
+    # Nothing in Cadence pins a unit; in Wasteland Tactics a pinned unit is one with Suppression Markers.
+    assert search(cadence, "Pinned") == []
+    wasteland = load_index(wasteland_site / "search" / "search_index.json")
+    assert any("Suppression" in r.snippet for r in search(wasteland, "Pinned"))
 
 
 def test_cadence_search_answers_from_a_terminal(built_site: Path) -> None:
-    import subprocess
-    import sys
+    def run(*args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "-m", "generator.cli", "search", "--site-dir", str(built_site), *args], capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout.splitlines()[0]
 
-    result = subprocess.run(
-        [sys.executable, "-m", "generator.cli", "search", "--site-dir", str(built_site), "Rapid", "Fire"], capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
-    first = result.stdout.splitlines()[0]
-    assert first == "1. Rapid Fire (X)  (core-rules/special-rules-appendix.html#rapid-fire)"
+    assert run("Rapid", "Fire") == f"1. Rapid Fire (X){SEPARATOR}Core Rules  (core-rules/special-rules-appendix.html#rapid-fire)"
+    assert run("--game", "devils-bluff", "Leader").endswith("(devils-bluff/module-rules.html#leader)")
+    assert run("--game", "survivors", "Leader").endswith("(survivors/module-rules.html#leader)")

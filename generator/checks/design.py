@@ -12,11 +12,10 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from .catalogue import Project, walk_sections
-from .layout import Directive, find_directives
-from .loader import loc_of
-from .model import Module, Record, Section, Unit, Upgrade, Weapon, slugify
-from .problems import Location, Problem, error, warning
+from ..catalogue import Project, walk_sections
+from ..loader import loc_of
+from ..model import Module, Record, Section, Unit, Upgrade, Weapon, slugify
+from ..problems import Location, Problem, error, warning
 
 #: The rule value that says "the source prints this rule without its value" (`Rending (?)`).
 UNSTATED = "?"
@@ -28,24 +27,7 @@ CODES = {
     "empty-section": "a heading, or a unit's upgrades or weapons, with nothing under it",
     "unstated-value": "a rule written with the value '?' that no erratum of its module explains",
     "unknown-kind": "a label for a rule kind the system does not declare",
-    "directive-option": "a special-rules directive whose order= or level= is not one it understands",
 }
-
-#: What `[% special-rules SCOPE ... %]` accepts for each of its options beyond kind=.
-RULE_ORDERS = ("name", "source")
-HEADING_LEVELS = ("2", "3", "4", "5", "6")
-
-
-def check_design(project: Project, content: dict[str, str] | None = None, content_dir: str = "content") -> list[Problem]:
-    """Every check of this module, in one call."""
-    return [
-        *check_directive_options(content or {}, content_dir),
-        *check_duplicate_names(project),
-        *check_upgrade_points(project),
-        *check_empty_sections(project),
-        *check_unstated_values(project),
-        *check_rule_kind_labels(project),
-    ]
 
 
 def check_duplicate_names(project: Project) -> list[Problem]:
@@ -222,27 +204,3 @@ def has_costs(project: Project, module: Module) -> bool:
             if section.upgrade_list is not None and any(u.points not in (None, "-") for u in section.upgrade_list.upgrades):
                 return True
     return False
-
-
-def directive_option_problem(directive: Directive) -> str | None:
-    """What is wrong with a special-rules directive's order= or level=, if anything."""
-    order = directive.options.get("order")
-    if order is not None and order not in RULE_ORDERS:
-        return f"special-rules order must be one of {', '.join(RULE_ORDERS)}, not '{order}'"
-    level = directive.options.get("level")
-    if level is not None and level not in HEADING_LEVELS:
-        return f"special-rules level must be a heading level from 2 to 6, not '{level}'"
-    return None
-
-
-def check_directive_options(content: dict[str, str], content_dir: str) -> list[Problem]:
-    """`[% special-rules core-rules kind=unit order=source level=3 %]`: the options must make sense."""
-    problems: list[Problem] = []
-    for page, text in sorted(content.items()):
-        path = f"{content_dir}/{page}.md"
-        directives, _ = find_directives(text, path)
-        for directive in directives:
-            problem = directive_option_problem(directive) if directive.name == "special-rules" else None
-            if problem:
-                problems.append(error(Location(path, directive.line, 1), "directive-option", problem))
-    return problems

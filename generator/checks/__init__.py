@@ -1,0 +1,104 @@
+"""Every check, registered in one place with the codes it may report.
+
+A check is a plain function from a `CheckRun` (the resolved project and a little context) to the
+problems it finds; it never stops at the first. The registry below is the one list of checks and of
+the codes they report: the test that every code has a planted case reads it. A check written over the
+bare `Project` is registered with `over_project(fn)`, one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..catalogue import Project
+from ..problems import Problem
+from ..resolve import Resolved
+from . import army_lists, budgets, built_models, design, errata, links, modules, rules, spelling, tables, unused, values
+from .base import CheckRun
+from .spelling import read_words
+
+CheckFunction = Callable[[CheckRun], Iterable[Problem]]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check and every code it may report."""
+
+    run: CheckFunction
+    codes: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return getattr(self.run, "__name__", repr(self.run))
+
+
+def over_project(check: Callable[[Project], Iterable[Problem]]) -> CheckFunction:
+    """A check written over the bare project, as a registered check."""
+
+    def run(checks: CheckRun) -> Iterable[Problem]:
+        return check(checks.project)
+
+    run.__name__ = getattr(check, "__name__", "check")
+    return run
+
+
+UNKNOWN_NAMES = ("unknown-weapon", "unknown-weapon-list", "unknown-upgrade", "unknown-unit", "unknown-model")
+
+#: Every check, in the order its problems are found (they are sorted by place before reporting).
+CHECKS: tuple[Check, ...] = (
+    Check(values.check_value_forms, ("unknown-form", "pattern", "duplicate")),
+    Check(values.check_profiles, ("missing-column", "unknown-column", "value-form")),
+    Check(rules.check_rule_definitions, ("duplicate", "value", "rule-name", "rules-not-shown")),
+    Check(rules.check_rule_uses, ("unknown-rule", "rule-kind", "rule-name", "rule-arity", "value-form")),
+    Check(modules.check_module_pages, ("unsafe-path", "missing-page")),
+    Check(modules.check_module_tables, ("duplicate",)),
+    Check(modules.check_categories, ("unknown-category", "share")),
+    Check(tables.check_tables, ("table-row", "dice", "roll", "roll-range", "roll-overlap", "roll-gap")),
+    Check(
+        army_lists.check_army_lists,
+        ("unsafe-path", "unknown-list", "too-large", "section", "duplicate", "range", "empty-option", "unknown-section"),
+    ),
+    Check(army_lists.check_footnotes, ("footnote",)),
+    Check(army_lists.check_names, UNKNOWN_NAMES),
+    Check(budgets.check_budgets, ("budget", "category-share")),
+    Check(built_models.check_built_models, ("points", "profile", "rules")),
+    Check(links.check_page_collisions, ("page-collision",)),
+    Check(links.check_directives, ("directive",)),
+    Check(links.check_page_links, ("broken-link",)),
+    Check(unused.check_unused, ("unused",)),
+    Check(spelling.check_name_spelling, ("spelling", "name-case")),
+    Check(spelling.check_prose_spelling, ("spelling",)),
+    Check(errata.check_errata_patches, ("unsafe-path", "missing", "erratum-patch")),
+    Check(over_project(design.check_duplicate_names), ("duplicate-name",)),
+    Check(over_project(design.check_upgrade_points), ("missing-points",)),
+    Check(over_project(design.check_empty_sections), ("empty-section",)),
+    Check(over_project(design.check_unstated_values), ("unstated-value",)),
+    Check(over_project(design.check_rule_kind_labels), ("unknown-kind",)),
+)
+
+
+def codes() -> set[str]:
+    """Every code a registered check may report."""
+    return {code for check in CHECKS for code in check.codes}
+
+
+def run_checks(
+    resolved: Resolved,
+    *,
+    words: frozenset[str] | None = None,
+    root: Path | None = None,
+    data_dir: str = "data",
+    content_dir: str = "content",
+) -> list[Problem]:
+    """Run every registered check over a resolved project; all problems at once.
+
+    `words` are the project's accepted spellings (None skips spelling); `root` the project folder
+    (None skips the errata patches, which read files).
+    """
+    run = CheckRun(resolved, words, root, data_dir, content_dir)
+    return [problem for check in CHECKS for problem in check.run(run)]
+
+
+__all__ = ["CHECKS", "Check", "CheckRun", "codes", "over_project", "read_words", "run_checks"]

@@ -1,0 +1,50 @@
+"""What every check receives, and the small helpers checks share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..catalogue import Project, Scope
+from ..loader import loc_of
+from ..model import Module, Record
+from ..problems import Location, Problem
+from ..resolve import Resolved
+
+Problems = Iterable[Problem]
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """One run of the checks: the resolved project and the little context some checks need.
+
+    `words` are the project's own accepted spellings (None skips spelling); `root` is the project
+    folder (None skips the errata patches, which read files).
+    """
+
+    resolved: Resolved
+    words: frozenset[str] | None = None
+    root: Path | None = None
+    data_dir: str = "data"
+    content_dir: str = "content"
+
+    @property
+    def project(self) -> Project:
+        return self.resolved.project
+
+
+def at(value: Any, record: Record) -> Location:
+    """Where a value of a record was written, else where the record was."""
+    return loc_of(value, record.loc)
+
+
+def scope_names(scope: Scope) -> str:
+    """A scope and those it falls back on, by title: where a name was looked for."""
+    return ", ".join(s.title for s in scope.chain())
+
+
+def currency(module: Module) -> str:
+    """The name of a module's currency, for messages."""
+    return module.currency.name if module.currency else "points"

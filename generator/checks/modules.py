@@ -1,0 +1,65 @@
+"""Modules: the pages they list, their tables' ids, their army-building categories and shares."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..model import Module, slugify
+from ..problems import Problem, did_you_mean, error
+from .base import CheckRun
+
+SAFE_PAGE = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$")
+
+
+def check_module_pages(run: CheckRun) -> Iterator[Problem]:
+    """Every page a module lists, and every page an erratum points at, exists and is a safe path."""
+    pages = run.resolved.page_paths
+    for ref in run.resolved.pages:
+        if ref.listed and not SAFE_PAGE.match(ref.path):
+            message = f"page path {ref.path!r} must be a relative site path of lowercase slugs, like 'my-game/missions'"
+            yield error(ref.where, "unsafe-path", message)
+        elif ref.listed and not ref.exists:
+            message = f"{ref.owner} lists page '{ref.path}', but there is no content/{ref.path}.md and no data generates it"
+            yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
+        elif not ref.exists:
+            message = f"erratum points at page '{ref.path}', which does not exist"
+            yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
+
+
+def check_module_tables(run: CheckRun) -> Iterator[Problem]:
+    """A module defines each table id once."""
+    for module in run.project.modules.values():
+        seen: set[str] = set()
+        for table in module.tables:
+            key = table.id or slugify(table.name)
+            if key in seen:
+                yield error(table.loc, "duplicate", f"table '{key}' is defined twice in {module.title}")
+            seen.add(key)
+
+
+def check_categories(run: CheckRun) -> Iterator[Problem]:
+    """Categories that name one another exist; shares are possible alone and together."""
+    for ref in run.resolved.categories:
+        if ref.target is not None or ref.module.army_building is None:
+            continue
+        ids = [c.id for c in ref.module.army_building.categories]
+        if ref.counts_as:
+            message = f"category '{ref.owner}' counts as unknown category '{ref.name}'"
+        else:
+            message = f"{ref.owner} is in category '{ref.name}', which {ref.module.title} does not define"
+        yield error(ref.where, "unknown-category", message, did_you_mean(ref.name, ids))
+    for module in run.project.modules.values():
+        yield from _shares(module)
+
+
+def _shares(module: Module) -> Iterator[Problem]:
+    if not module.army_building:
+        return
+    for category in module.army_building.categories:
+        if category.min_share is not None and category.max_share is not None and category.min_share > category.max_share:
+            message = f"category '{category.id}' needs at least {category.min_share}% but allows at most {category.max_share}%"
+            yield error(category.loc, "share", message)
+    minimum = sum(c.min_share or 0 for c in module.army_building.categories)
+    if minimum > 100:
+        yield error(module.army_building.loc, "share", f"the categories' least shares add up to {minimum}%, more than a whole army")

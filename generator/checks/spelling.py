@@ -1,0 +1,204 @@
+"""Spelling: names and prose against the English dictionary and the project's own word list.
+
+Misspelt or oddly cased names are the sources' commonest slip, and one no reference check sees.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..catalogue import Project, walk_sections
+from ..model import Record, Section, Table
+from ..problems import Location, Problem, warning
+from .base import CheckRun, at
+
+SMALL_WORDS = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+#: The Markdown fields of the data whose words are spell-checked (names are checked by check_names;
+#: errata quote the sources' misspellings on purpose and are left out).
+PROSE_FIELDS = frozenset({"text", "intro", "notes", "effect", "footnote", "summary", "notice"})
+_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\]\([^)]*\)|\[%.*?%\]|`[^`]*`|<[^>]*>|https?://\S+|\{[^}]*\}")
+
+
+def named_things(project: Project) -> Iterator[tuple[str, str, Record]]:
+    """(kind, name, record) for everything a designer names: the names readers search for."""
+    for module in project.modules.values():
+        for rule in module.special_rules:
+            yield "special rule", rule.name, rule
+        for table in module.tables:
+            yield "table", table.name, table
+    for entry in project.lists:
+        for rule in entry.army_list.special_rules:
+            yield "special rule", rule.name, rule
+        for section in walk_sections(entry.army_list.sections):
+            yield from _named_in(section)
+
+
+def _named_in(section: Section) -> Iterator[tuple[str, str, Record]]:
+    if section.heading:
+        yield "heading", section.heading, section
+    if section.unit is not None:
+        yield "unit", section.unit.name, section.unit
+        for model in section.unit.models:
+            yield "model", model.name, model
+    if section.weapon_list is not None:
+        yield "weapon list", section.weapon_list.name, section.weapon_list
+        for weapon in section.weapon_list.weapons:
+            yield "weapon", weapon.name, weapon
+    if section.upgrade_list is not None:
+        yield "upgrade list", section.upgrade_list.name, section.upgrade_list
+        for upgrade in section.upgrade_list.upgrades:
+            yield "upgrade", upgrade.name, upgrade
+    if section.built_model is not None:
+        yield "model", section.built_model.name, section.built_model
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The English word list that pyspellchecker ships, read once per process.
+
+    The file is one JSON object of word → frequency. Its keys are read with a regular expression,
+    twice as fast as parsing the JSON (a good part of `cadence check`); a file with escapes is parsed.
+    """
+    import gzip
+    import json
+    from importlib import resources
+
+    text = gzip.decompress(resources.files("spellchecker").joinpath("resources/en.json.gz").read_bytes()).decode("utf-8")
+    if "\\" in text:
+        return frozenset(json.loads(text))
+    return frozenset(_JSON_KEY.findall(text))
+
+
+_JSON_KEY = re.compile(r'"([^"\\]*)":')
+
+
+@lru_cache(maxsize=1)
+def english_dictionary() -> Any:
+    """pyspellchecker itself, only to suggest a correction for a word it does not know."""
+    from spellchecker import SpellChecker
+
+    return SpellChecker(distance=1)
+
+
+def _known(part: str, words: frozenset[str]) -> bool:
+    word = part.lower().strip("'")
+    return part.isupper() or word in words or word in english_words()
+
+
+def check_name_spelling(run: CheckRun) -> Iterator[Problem]:
+    """A name's words are known (acronyms pass); names are in title case where the system asks for it."""
+    if run.words is None:
+        return
+    title_case = run.project.system.name_case == "title"
+    for kind, name, record in named_things(run.project):
+        where = at(name, record)
+        tokens = WORD.findall(str(name))
+        parts = [p for t in tokens for p in t.split("-") if p]
+        for token in dict.fromkeys(p for p in parts if not _known(p, run.words)):
+            yield warning(where, "spelling", f"{kind} '{name}': '{token}' is not a known word", _spelling_hint(token))
+        if title_case and kind != "heading":
+            yield from _title_case(kind, str(name), tokens, where)
+
+
+def _title_case(kind: str, name: str, tokens: list[str], where: Location) -> Iterator[Problem]:
+    titled = [t for t in tokens[1:] if t.lower() not in SMALL_WORDS and len(t) > 2]
+    if not titled or not any(t[0].islower() for t in titled) or any(t[0].isupper() for t in tokens[1:]):
+        return
+    lower = next(t for t in titled if t[0].islower())
+    yield warning(
+        where,
+        "name-case",
+        f"{kind} '{name}' is not in title case ('{lower}')",
+        "names are written in title case: " + " ".join(t if t.lower() in SMALL_WORDS else t[:1].upper() + t[1:] for t in name.split(" ")),
+    )
+
+
+def _unknown_words(text: str, words: frozenset[str]) -> Iterator[tuple[int, str]]:
+    """(offset, word) for each word of some prose that neither the dictionary nor the word list knows."""
+    plain = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
+    if not any(_unknown_parts(token, words) for token in set(WORD.findall(plain))):
+        return  # the common case, found without walking the text word by word
+    for match in WORD.finditer(plain):
+        for part in _unknown_parts(match.group(0), words):
+            yield match.start(), part
+
+
+@lru_cache(maxsize=65536)
+def _unknown_parts(token: str, words: frozenset[str]) -> tuple[str, ...]:
+    """The parts of a word (split at hyphens) that neither list knows; acronyms pass."""
+    if token.isupper() and len(token) > 1:
+        return ()
+    known = english_words()
+    unknown = []
+    for part in token.split("-"):
+        word = part.lower().strip("'").removesuffix("'s")
+        if word and word not in known and word not in words:
+            unknown.append(part)
+    return tuple(unknown)
+
+
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields_of(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
+    """A record class's field names, each with whether it is spell-checked prose (read once per class)."""
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple((f.name, f.name in PROSE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata")
+    return _FIELDS[cls]
+
+
+def _prose_of(record: Any) -> Iterator[tuple[str, Record]]:
+    """Every Markdown text field of a record and the records under it."""
+    if isinstance(record, Record):
+        for name, prose in _fields_of(type(record)):
+            value = getattr(record, name)
+            if prose and isinstance(value, str):
+                yield value, record
+            elif isinstance(value, (Record, tuple, list)):
+                yield from _prose_of(value)
+        if isinstance(record, Table):
+            yield from ((cell, record) for row in record.rows for cell in row[1:] if isinstance(cell, str))
+    elif isinstance(record, (tuple, list)):
+        for item in record:
+            yield from _prose_of(item)
+
+
+def check_prose_spelling(run: CheckRun) -> Iterator[Problem]:
+    """Misspelt words in prose: in content pages (at the word) and in the data's Markdown fields."""
+    if run.words is None:
+        return
+    for page, text in sorted(run.resolved.content.items()):
+        for offset, word in _unknown_words(text, run.words):
+            line = text.count("\n", 0, offset) + 1
+            column = offset - text.rfind("\n", 0, offset)
+            where = Location(f"{run.content_dir}/{page}.md", line, column)
+            yield warning(where, "spelling", f"'{word}' is not a known word", _spelling_hint(word))
+    records: list[Any] = [*run.project.modules.values(), *(e.army_list for e in run.project.lists)]
+    for text, owner in _prose_of(records):
+        for _offset, word in _unknown_words(text, run.words):
+            yield warning(at(text, owner), "spelling", f"'{word}' is not a known word", _spelling_hint(word))
+
+
+def _spelling_hint(word: str) -> str:
+    guess = english_dictionary().correction(word.lower())
+    if guess and guess != word.lower():
+        return f"did you mean '{guess}'? If '{word}' is right, add it to data/words.txt"
+    return f"if '{word}' is right, add it to data/words.txt"
+
+
+def read_words(path: Path) -> frozenset[str]:
+    """The project's word list: one word a line, '#' starts a comment."""
+    if not path.is_file():
+        return frozenset()
+    words = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        word = line.split("#", 1)[0].strip().lower()
+        if word:
+            words.add(word)
+    return frozenset(words)

@@ -1,0 +1,128 @@
+"""Value forms: the system's forms and profile columns, and every profile value written in data."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from ..catalogue import Project, walk_sections
+from ..model import Column, ProfileValue, Record, Weapon
+from ..problems import Problem, did_you_mean, error
+from .base import CheckRun, at
+
+NO_COST = ("-", "—")
+
+
+def _form_names(project: Project, names: Iterable[str], owner: Record, what: str) -> Iterator[Problem]:
+    forms = project.system.value_forms
+    for form in names:
+        if form not in forms:
+            yield error(at(form, owner), "unknown-form", f"{what} names unknown value form '{form}'", did_you_mean(form, list(forms)))
+
+
+def check_value_forms(run: CheckRun) -> Iterator[Problem]:
+    """Every form a rule or column names exists, every form's pattern compiles, columns are unique."""
+    system = run.project.system
+    for module in run.project.modules.values():
+        for rule in module.special_rules:
+            yield from _form_names(run.project, rule.values, rule, f"rule '{rule.name}'")
+    for name, form in system.value_forms.items():
+        try:
+            re.compile(form.pattern)
+        except re.error as exc:
+            yield error(at(form.pattern, form), "pattern", f"value form '{name}' has an invalid pattern: {exc}")
+    for kind in ("model", "weapon"):
+        seen: set[str] = set()
+        for column in getattr(system.profiles, kind):
+            if column.key in seen:
+                yield error(column.loc, "duplicate", f"{kind} profile column '{column.key}' is declared twice")
+            seen.add(column.key)
+            yield from _form_names(run.project, column.forms, column, f"column '{column.key}'")
+
+
+def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
+    """Whether a value is written in one of its column's forms."""
+    text = str(value)
+    for form in column.forms:
+        vf = project.system.value_forms.get(form)
+        if vf is None:
+            continue
+        try:
+            if re.fullmatch(vf.pattern, text):
+                return True
+        except re.error:
+            continue
+    return False
+
+
+def check_profile(
+    project: Project,
+    profile: dict[str, ProfileValue] | None,
+    kind: str,
+    owner: Record,
+    name: str,
+    parameter: str | None = None,
+    footnote: bool = False,
+    partial: bool = False,
+) -> Iterator[Problem]:
+    """A profile has every column of its kind (unless `partial`), and nothing else, each in its form."""
+    if profile is None:
+        if not partial:
+            yield error(owner.loc, "missing-column", f"{name} has no profile")
+        return
+    columns = {c.key: c for c in getattr(project.system.profiles, kind)}
+    for key, value in profile.items():
+        column = columns.get(key)
+        if column is None:
+            hint = did_you_mean(key, list(columns)) or f"columns: {', '.join(columns)}"
+            yield error(at(key, owner), "unknown-column", f"{name}: '{key}' is not a {kind} profile column", hint)
+        elif str(value) != parameter and not (footnote and str(value) == "*") and not value_matches(project, column, value):
+            yield _value_form(project, column, value, owner, name)
+    if not partial:
+        for key, column in columns.items():
+            if key not in profile:
+                message = f"{name} has no {column.label} ({column.name or key}) value"
+                yield error(owner.loc, "missing-column", message, f"add '{key}:' to its profile")
+
+
+def _value_form(project: Project, column: Column, value: ProfileValue, owner: Record, name: str) -> Problem:
+    forms = project.system.value_forms
+    examples = [forms[f].example for f in column.forms if f in forms]
+    return error(
+        at(value, owner),
+        "value-form",
+        f"{name}: {column.label} value {str(value)!r} is not written as {' or '.join(column.forms)}",
+        f"write it like {' or '.join(e for e in examples if e)}",
+    )
+
+
+def weapon_profiles(project: Project, weapon: Weapon) -> Iterator[Problem]:
+    """A weapon's profile, or with firing modes a partial profile and one whole profile per mode."""
+    name = f"weapon '{weapon.name}'"
+    footnote = bool(weapon.footnote)
+    if weapon.modes:
+        yield from check_profile(project, weapon.profile, "weapon", weapon, name, weapon.parameter, footnote, partial=True)
+        for mode in weapon.modes:
+            yield from check_profile(project, mode.profile, "weapon", mode, f"{name} ({mode.name})", weapon.parameter, footnote)
+    elif not (weapon.pending and weapon.profile is None):
+        yield from check_profile(project, weapon.profile, "weapon", weapon, name, weapon.parameter, footnote)
+
+
+def check_profiles(run: CheckRun) -> Iterator[Problem]:
+    """Every model's and weapon's profile, every upgrade's changes to one, and upgrade costs."""
+    project = run.project
+    for entry in project.lists:
+        for section in walk_sections(entry.army_list.sections):
+            if section.unit is not None:
+                for model in section.unit.models:
+                    yield from check_profile(project, model.profile, "model", model, f"model '{model.name}'")
+            for weapon in section.weapon_list.weapons if section.weapon_list else ():
+                yield from weapon_profiles(project, weapon)
+            for upgrade in section.upgrade_list.upgrades if section.upgrade_list else ():
+                if isinstance(upgrade.points, str) and upgrade.points not in NO_COST:
+                    yield error(
+                        at(upgrade.points, upgrade),
+                        "value-form",
+                        f"upgrade '{upgrade.name}': cost {upgrade.points!r} must be a whole number, or '-' where none is printed",
+                    )
+                yield from check_profile(project, upgrade.sets, "model", upgrade, f"upgrade '{upgrade.name}'", partial=True)

@@ -1,0 +1,247 @@
+"""Bind every name the data uses: rules, weapons, weapon lists, upgrades, units, models, categories.
+
+One walk over the modules and army lists, in the same scopes the catalogue defines; each name is
+recorded with where it was written and what it binds to (or nothing), and each built model whose
+parts all bind is built once, so that the checker and the site read the same result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalogue import ListEntry, Project, Scope, walk_sections
+from ..layout import RULE_LINK
+from ..loader import LocStr, loc_of
+from ..model import (
+    BuiltModel,
+    Model,
+    Module,
+    Record,
+    Section,
+    SpecialRule,
+    Table,
+    Unit,
+    UnitUpgrades,
+    UnitWeapons,
+    Upgrade,
+    Weapon,
+)
+from ..points import BuiltProfile, build_model
+from ..problems import Location
+from .refs import CategoryRef, ModelRef, NameRef, PageRef, RuleRef
+
+
+def at(value: Any, record: Record) -> Location:
+    """Where a value of a record was written, else where the record was."""
+    return loc_of(value, record.loc)
+
+
+@dataclass
+class DataBindings:
+    """Every reference made in data files, in walk order."""
+
+    rules: list[RuleRef] = field(default_factory=list)
+    names: list[NameRef] = field(default_factory=list)
+    models: list[ModelRef] = field(default_factory=list)
+    categories: list[CategoryRef] = field(default_factory=list)
+    pages: list[PageRef] = field(default_factory=list)
+    built: dict[int, BuiltProfile] = field(default_factory=dict)
+
+
+@dataclass
+class Binder:
+    """Walks the data of one project, binding names in the scope of the module or list they are in."""
+
+    project: Project
+    page_paths: frozenset[str]
+    out: DataBindings = field(default_factory=DataBindings)
+
+    # -- rules --
+
+    def rule_uses(self, uses: Any, scope: Scope, owner: Record, name: str, page: str, kind: str | None = None) -> None:
+        for use in uses:
+            self.out.rules.append(self._rule_ref(use, at(use, owner), scope, name, page, kind))
+
+    def _rule_ref(self, use: str, where: Location, scope: Scope, name: str, page: str, kind: str | None) -> RuleRef:
+        parsed = self.project.parse_use(use, scope)
+        return RuleRef(use, where, name, scope, page, kind, parsed, self.project.rule(use, scope))
+
+    def markdown(self, text: str | None, scope: Scope, owner: Record, page: str) -> None:
+        """[[Rule]] links in Markdown written in data."""
+        if not text:
+            return
+        for match in RULE_LINK.finditer(text):
+            use = LocStr(match["use"].strip(), at(text, owner))
+            self.rule_uses([use], scope, owner, "text link", page)
+
+    # -- catalogue names --
+
+    def name(self, table: str, name: str, scope: Scope, owner: Record, what: str, context: str) -> tuple[object, ...]:
+        found = self.project.find(table, name, scope)
+        if found is None and table == "weapons":
+            found = self.project.find(table, self.project.parse_use(name, scope).name, scope)
+        items: tuple[object, ...] = ()
+        if found is not None:
+            items = tuple(found.item) if isinstance(found.item, list) else (found.item,)
+        self.out.names.append(NameRef(table, what, name, at(name, owner), context, scope, items))
+        return items
+
+    def weapon_or_list(self, name: str, scope: Scope, owner: Record, context: str) -> None:
+        """Swaps name single weapons or whole weapon lists; a list wins where both exist."""
+        if self.project.find("weapon_lists", name, scope) is not None:
+            self.name("weapon_lists", name, scope, owner, "weapon list", context)
+        else:
+            self.name("weapons", name, scope, owner, "weapon", context)
+
+    def model_of(self, unit: Unit, model: str, owner: Record, what: str) -> None:
+        self.out.models.append(ModelRef(unit, model, at(model, owner), what))
+
+    # -- modules --
+
+    def module(self, module: Module) -> None:
+        scope = self.project.module_scope(module.id)
+        page = module.pages[0] if module.pages else f"{module.id}/index"
+        self.special_rules(module.special_rules, scope, page)
+        self.markdown(module.summary, scope, module, page)
+        for path in module.pages:
+            self.out.pages.append(PageRef(path, at(path, module), f"module '{module.id}'", path in self.page_paths, True))
+        for table in module.tables:
+            self.table(table, scope, page)
+        for erratum in module.errata:
+            self.out.pages.append(PageRef(erratum.page, at(erratum.page, erratum), "erratum", erratum.page in self.page_paths, False))
+        if module.army_building:
+            ids = {c.id: c for c in module.army_building.categories}
+            for category in module.army_building.categories:
+                if category.counts_as:
+                    target = ids.get(category.counts_as)
+                    where = at(category.counts_as, category)
+                    self.out.categories.append(CategoryRef(category.counts_as, where, category.id, module, target, counts_as=True))
+
+    def special_rules(self, rules: tuple[SpecialRule, ...], scope: Scope, page: str) -> None:
+        for rule in rules:
+            self.markdown(rule.text, scope, rule, page)
+
+    def table(self, table: Table, scope: Scope, page: str) -> None:
+        for row in table.rows:
+            for value in row:
+                self.markdown(str(value), scope, table, page)
+
+    # -- army lists --
+
+    def army_list(self, entry: ListEntry) -> None:
+        army_list = entry.army_list
+        scope = self.project.list_scope(entry)
+        module = self.project.modules[entry.module]
+        page = entry.page
+        self.special_rules(army_list.special_rules, scope, page)
+        self.markdown(army_list.intro, scope, army_list, page)
+        self.markdown(army_list.notice, scope, army_list, page)
+        for section in walk_sections(army_list.sections):
+            self.section(section, scope, module, page)
+
+    def section(self, section: Section, scope: Scope, module: Module, page: str) -> None:
+        self.markdown(section.text, scope, section, page)
+        if section.unit is not None:
+            self.unit(section.unit, scope, module, page)
+        if section.weapon_list is not None:
+            for weapon in section.weapon_list.weapons:
+                self.weapon(weapon, scope, page)
+        if section.upgrade_list is not None:
+            for upgrade in section.upgrade_list.upgrades:
+                self.markdown(upgrade.effect, scope, upgrade, page)
+                self.rule_uses(upgrade.grants, scope, upgrade, f"upgrade '{upgrade.name}'", page)
+        if section.table is not None:
+            self.table(section.table, scope, page)
+        if section.built_model is not None:
+            self.built_model(section.built_model, scope, module, page)
+
+    def weapon(self, weapon: Weapon, scope: Scope, page: str) -> None:
+        name = f"weapon '{weapon.name}'"
+        for mode in weapon.modes:
+            self.rule_uses(mode.rules, scope, mode, f"{name} ({mode.name})", page, "weapon")
+        self.rule_uses(weapon.rules, scope, weapon, name, page, "weapon")
+        if weapon.footnote is not None:
+            self.markdown(weapon.footnote, scope, weapon, page)
+
+    def unit(self, unit: Unit, scope: Scope, module: Module, page: str) -> None:
+        where = f"unit '{unit.name}'"
+        if unit.category is not None and module.army_building and module.army_building.categories:
+            target = next((c for c in module.army_building.categories if c.id == unit.category), None)
+            self.out.categories.append(CategoryRef(unit.category, at(unit.category, unit), where, module, target))
+        self.markdown(unit.intro, scope, unit, page)
+        self.markdown(unit.notes, scope, unit, page)
+        for model in unit.models:
+            self.rule_uses(model.rules, scope, model, f"model '{model.name}'", page, "unit")
+        for ability in unit.abilities:
+            self.markdown(ability.text, scope, ability, page)
+        composition = unit.composition
+        if composition:
+            self.markdown(composition.text, scope, composition, page)
+            if composition.per_unit:
+                self.name("units", composition.per_unit.unit, scope, composition.per_unit, "unit", where)
+            for limit in composition.limits:
+                self.model_of(unit, limit.model, limit, f"{where} limits model '{limit.model}'")
+        if unit.weapons:
+            self.unit_weapons(unit, unit.weapons, scope, page)
+        if unit.upgrades:
+            self.unit_upgrades(unit, unit.upgrades, scope, page)
+
+    def unit_weapons(self, unit: Unit, weapons: UnitWeapons, scope: Scope, page: str) -> None:
+        where = f"unit '{unit.name}'"
+        self.markdown(weapons.text, scope, weapons, page)
+        for name in weapons.fixed:
+            self.name("weapons", name, scope, weapons, "weapon", where)
+        for option in weapons.options:
+            for name in option.lists:
+                self.name("weapon_lists", name, scope, option, "weapon list", where)
+            for name in option.weapons:
+                self.name("weapons", name, scope, option, "weapon", where)
+        for swap in weapons.swaps:
+            for name in (*((swap.replace,) if isinstance(swap.replace, str) else swap.replace), *swap.with_):
+                self.weapon_or_list(name, scope, swap, where)
+            for name in swap.lists:
+                self.name("weapon_lists", name, scope, swap, "weapon list", where)
+        for by_model in weapons.by_model:
+            self.model_of(unit, by_model.model, by_model, f"{where} gives weapons to model '{by_model.model}'")
+            for name in by_model.fixed:
+                self.name("weapons", name, scope, by_model, "weapon", where)
+
+    def unit_upgrades(self, unit: Unit, upgrades: UnitUpgrades, scope: Scope, page: str) -> None:
+        where = f"unit '{unit.name}'"
+        self.markdown(upgrades.text, scope, upgrades, page)
+        for name in (*upgrades.fixed, *upgrades.option_names):
+            self.name("upgrades", name, scope, upgrades, "upgrade", where)
+        for offered in upgrades.options:
+            if not isinstance(offered, str):
+                for model_name in offered.models:
+                    self.model_of(unit, model_name, offered, f"{where} offers '{offered.name}' to model '{model_name}'")
+
+    def built_model(self, model: BuiltModel, scope: Scope, module: Module, page: str) -> None:
+        """Bind a built model's parts; when all bind, build it once and bind the rules it ends with."""
+        where = f"'{model.name}'"
+        bases = [b for b in self.name("models", model.base, scope, model, "model", where) if isinstance(b, Model)]
+        upgrades = [self.name("upgrades", name, scope, model, "upgrade", where) for name in model.upgrades]
+        weapons = [self.name("weapons", name, scope, model, "weapon", where) for name in model.weapons]
+        self.markdown(model.text, scope, model, page)
+        chosen_upgrades = [u[0] for u in upgrades if u and isinstance(u[0], Upgrade)]
+        chosen_weapons = [w[0] for w in weapons if w and isinstance(w[0], Weapon)]
+        if not bases or len(chosen_upgrades) != len(model.upgrades) or len(chosen_weapons) != len(model.weapons):
+            return
+        rules = module.army_building.cost if module.army_building else None
+        built = build_model(bases[0], chosen_upgrades, chosen_weapons, rules)
+        self.out.built[id(model)] = built
+        self.rule_uses(built.rules, scope, model, where, page)
+
+
+def bind_data(project: Project, page_paths: frozenset[str]) -> DataBindings:
+    """Every reference the modules and army lists make, bound in their scopes."""
+    binder = Binder(project, page_paths)
+    for module in project.modules.values():
+        binder.module(module)
+    for entry in project.lists:
+        binder.army_list(entry)
+    return binder.out
+
+
+__all__ = ["DataBindings", "bind_data"]
