@@ -26,7 +26,7 @@ import pytest
 
 from generator import cli, postbuild
 from generator.postbuild import BuildContext
-from generator.staging import ASSETS_PREFIX, asset_files
+from generator.staging import ASSETS_PREFIX, asset_files, asset_links
 
 from .conftest import MINI, REPO, copy_project
 
@@ -164,6 +164,8 @@ def test_both_engines_build_the_same_site(name: str, engine_sites: dict[tuple[st
 def test_every_generator_asset_reaches_both_sites(engine_sites: dict[tuple[str, str], Path]) -> None:
     assets = asset_files()
     assert any(path.endswith(".css") for path in assets)
+    _, scripts = asset_links(sorted(assets))
+    assert any(path.endswith("/search.js") for path in scripts)  # page scripts; a worker's script is not linked
     for engine in ENGINES:
         site = engine_sites["cadence", engine]
         index = (site / "index.html").read_text(encoding="utf-8")
@@ -172,7 +174,7 @@ def test_every_generator_asset_reaches_both_sites(engine_sites: dict[tuple[str, 
             assert (site / path).read_bytes() == data, (engine, path)
             if path.endswith(".css"):  # MkDocs links `assets/…`, Zensical `./assets/…`
                 assert re.search(rf'<link[^>]+href="(\./)?{re.escape(path)}"', index), (engine, path)
-            if path.endswith(".js"):
+            if path in scripts:
                 assert re.search(rf'<script[^>]+src="(\./)?{re.escape(path)}"', index), (engine, path)
 
 
