@@ -103,6 +103,19 @@ def _print_problems(problems: list[Problem]) -> None:
         print(problem, file=sys.stderr)
 
 
+def _engine_flags(args: argparse.Namespace) -> list[str]:
+    return [*(["--strict"] if args.strict else []), *(["--quiet"] if args.quiet and args.engine != "zensical" else [])]
+
+
+def _swap_in(built: Path, out: Path, work: Path) -> None:
+    """Put the built site in place of the output folder: two renames, undone by `recover_output` if cut short."""
+    old = out.parent / f".{out.name}-old-{os.getpid()}-{work.name.rsplit('-', 1)[-1]}"
+    if out.exists():
+        os.replace(out, old)
+    os.replace(built, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     """Stage the whole site, build it with the chosen engine into a folder beside the output, and swap
     it in only when everything succeeded. A failed or killed build leaves the previous site as it was.
@@ -136,8 +149,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         if process.wait() != 0:
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
-        extra = [*(["--strict"] if args.strict else []), *(["--quiet"] if args.quiet and args.engine != "zensical" else [])]
-        process = subprocess.Popen(engine_command(args.engine, "build", work / "mkdocs.yml", *extra), cwd=work, env=env)
+        process = subprocess.Popen(engine_command(args.engine, "build", work / "mkdocs.yml", *_engine_flags(args)), cwd=work, env=env)
         if process.wait() != 0 or not built.is_dir():
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
@@ -147,11 +159,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"cadence: {exc}", file=sys.stderr)
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
-        old = out.parent / f".{out.name}-old-{os.getpid()}-{work.name.rsplit('-', 1)[-1]}"
-        if out.exists():
-            os.replace(out, old)
-        os.replace(built, out)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap_in(built, out, work)
         return EXIT_CLEAN
     finally:
         for s, handler in previous.items():

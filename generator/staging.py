@@ -281,6 +281,24 @@ def _absolute(root: Path, value: Any) -> Any:
     return str((root / value).resolve()) if isinstance(value, str) else value
 
 
+def _absolute_paths(staged: dict[str, Any], root: Path) -> None:
+    """Paths relative to the project's mkdocs.yml, which the staged config leaves: made absolute."""
+    theme = staged.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        staged["theme"] = {**theme, "custom_dir": _absolute(root, theme["custom_dir"])}
+    for key in ("hooks", "watch"):
+        if isinstance(staged.get(key), list):
+            staged[key] = [_absolute(root, h) for h in staged[key]]
+    if "INHERIT" in staged:
+        staged["INHERIT"] = _absolute(root, staged["INHERIT"])
+
+
+def _extend(values: Any, more: list[str]) -> list[Any]:
+    """`values` (a config list, maybe absent) with the items of `more` it lacks, in order."""
+    have: list[Any] = list(values or [])
+    return have + [m for m in more if m not in have]
+
+
 def engine_config(
     config: dict[str, Any], root: Path, config_dir: Path, docs_dir: Path, site_dir: Path, nav: list[object] | None, assets: list[str]
 ) -> dict[str, Any]:
@@ -293,20 +311,10 @@ def engine_config(
     staged["plugins"] = plugins or ["search"]
     if nav is not None and not staged.get("nav"):
         staged["nav"] = nav
-    theme = staged.get("theme")
-    if isinstance(theme, dict) and theme.get("custom_dir"):
-        staged["theme"] = {**theme, "custom_dir": _absolute(root, theme["custom_dir"])}
-    for key in ("hooks", "watch"):  # paths relative to the project's mkdocs.yml, which the staged config leaves
-        if isinstance(staged.get(key), list):
-            staged[key] = [_absolute(root, h) for h in staged[key]]
-    if "INHERIT" in staged:
-        staged["INHERIT"] = _absolute(root, staged["INHERIT"])
+    _absolute_paths(staged, root)
     css, js = asset_links(assets)
-    staged["extra_css"] = [*(staged.get("extra_css") or []), *[c for c in css if c not in (staged.get("extra_css") or [])]]
-    staged["extra_javascript"] = [
-        *(staged.get("extra_javascript") or []),
-        *[j for j in js if j not in (staged.get("extra_javascript") or [])],
-    ]
+    staged["extra_css"] = _extend(staged.get("extra_css"), css)
+    staged["extra_javascript"] = _extend(staged.get("extra_javascript"), js)
     return staged
 
 

@@ -44,15 +44,20 @@ GENERATOR = REPO / "generator"
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
     frozenset({"problems"}),
-    frozenset({"loader", "model", "report", "config", "project_config", "search"}),
+    frozenset({"loader", "model", "report", "project_config", "offline"}),
     frozenset({"schema", "points"}),
     frozenset({"catalogue"}),
     frozenset({"layout", "errata", "releases", "docs"}),
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),
-    frozenset({"pages", "staging"}),
+    frozenset({"search_entries"}),
+    frozenset({"search"}),
+    frozenset({"pages"}),
+    frozenset({"staging"}),
+    frozenset({"postbuild"}),
     frozenset({"importer", "diff"}),
+    frozenset({"config"}),
     frozenset({"plugin", "cli"}),
 )
 
