@@ -1,13 +1,14 @@
 """The generator's in-process stages, timed in a fresh interpreter: run as a subprocess by `bench/run.py`.
 
-    python bench/_stages.py PROJECT OUT.json [--tracemalloc] [--yaml]
+    python bench/_stages.py PROJECT OUT.json [--tracemalloc] [--yaml] [--stage]
 
 Times `load_project` (read + model + check), `generate` (render every generated page) and expanding
 every content page, as the plugin and `cadence check` do in a new process. Memory: the process's peak
 RSS after imports and at the end (VmHWM), and with --tracemalloc the peak of Python allocations during
 the stages (tracemalloc slows them, so its run is not used for time). With --yaml it also times reading
 the data files with the generator's loader (parse + located values) against bare parsing with libyaml's
-C parser, to show what YAML itself costs.
+C parser, to show what YAML itself costs. With --stage it times only `staging.stage` (load, check,
+render, expand and write the docs tree and engine config): the generator's whole share of `cadence build`.
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ def main() -> int:
     args = sys.argv[1:]
     trace = "--tracemalloc" in args
     yaml_experiment = "--yaml" in args
+    only_stage = "--stage" in args
     args = [a for a in args if not a.startswith("--")]
     project, out = Path(args[0]).resolve(), Path(args[1])
+    if only_stage:
+        return stage_only(project, out)
     t0 = time.perf_counter()
     from generator.pages import generate, load_project
 
@@ -98,6 +102,36 @@ def main() -> int:
         report["yaml_libyaml_events_s"] = time.perf_counter() - t0
     report["process_s"] = time.perf_counter() - T_START
     out.write_text(json.dumps(report))
+    return 0
+
+
+def stage_only(project: Path, out: Path) -> int:
+    import shutil
+    import tempfile
+
+    t0 = time.perf_counter()
+    from generator.staging import stage
+
+    t_import = time.perf_counter() - t0
+    target = Path(tempfile.mkdtemp(prefix="bench-stage-", dir=project.parent))
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        staged = stage(project, target, target / "site")
+        t_stage, c_stage = time.perf_counter() - t0, time.process_time() - c0
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+    out.write_text(
+        json.dumps(
+            {
+                "import_s": t_import,
+                "stage_s": t_stage,
+                "stage_cpu_s": c_stage,
+                "files_written": len(staged.written),
+                "hwm_end_kib": _hwm_kib(),
+                "process_s": time.perf_counter() - T_START,
+            }
+        )
+    )
     return 0
 
 

@@ -7,10 +7,11 @@
   `fracture-2`, … `fracture-N`). Module id, title, page paths, `pages`, army list `page`, `uses`,
   errata files, directives (`[% special-rules fracture ... %]`, `[% table fracture/... %]`) and
   links are rewritten so every reference stays inside its copy and the project checks clean.
-* `out/plain/` — the equivalent hand-written site: the same pages, as plain Markdown, with a
-  mkdocs.yml that has only the search plugin and the same theme, extensions and navigation. Generated
-  pages are the generator's own rendered Markdown; content pages are written already expanded
-  (`generate(...).expand(page, text)`), so MkDocs sees the same Markdown in both builds.
+* `out/plain/` — the equivalent hand-written site: the generated project's staging tree (what
+  `cadence build` hands an engine): the same pages as plain Markdown in `docs/`, and a mkdocs.yml
+  with the same theme, extensions and navigation but no `rules` plugin. Generated pages are the
+  generator's own rendered Markdown; content pages are written already expanded, so MkDocs (or
+  Zensical) sees the same Markdown as in the plugin build.
 
 Run directly: `python bench/synth.py 10 /tmp/cadence-10x` (from the repository root).
 """
@@ -21,8 +22,7 @@ import argparse
 import re
 import shutil
 import sys
-from importlib import resources
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -31,8 +31,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-import generator.plugin as rules_plugin  # noqa: E402
-from generator.pages import generate, load_project, navigation  # noqa: E402
+from generator.pages import generate, load_project  # noqa: E402
+from generator.staging import StagingError, dump_config, read_config, stage  # noqa: E402
 
 CONFIG_NAME = "mkdocs.yml"
 
@@ -76,63 +76,13 @@ def _module_ids(data: Path) -> dict[str, tuple[str, str, bool]]:
     return modules
 
 
-class Tagged:
-    """A value under a YAML tag MkDocs resolves itself (`!ENV`, `!!python/name:...`): kept and written back as is."""
-
-    def __init__(self, tag: str, node: yaml.Node, value: Any) -> None:
-        self.tag, self.node_type, self.value = tag, type(node), value
-
-
-class _ConfigLoader(yaml.SafeLoader):
-    pass
-
-
-class _ConfigDumper(yaml.SafeDumper):
-    pass
-
-
-def _construct_tagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Tagged:
-    tag = node.tag
-    if isinstance(node, yaml.ScalarNode):
-        return Tagged(tag, node, loader.construct_scalar(node))
-    if isinstance(node, yaml.SequenceNode):
-        return Tagged(tag, node, loader.construct_sequence(node, deep=True))
-    return Tagged(tag, node, loader.construct_mapping(node, deep=True))  # type: ignore[arg-type]
-
-
-def _represent_tagged(dumper: yaml.SafeDumper, data: Tagged) -> yaml.Node:
-    if data.node_type is yaml.ScalarNode:
-        return dumper.represent_scalar(data.tag, data.value)
-    if data.node_type is yaml.SequenceNode:
-        return dumper.represent_sequence(data.tag, data.value)
-    return dumper.represent_mapping(data.tag, data.value)
-
-
-_ConfigLoader.add_multi_constructor("", _construct_tagged)
-_ConfigDumper.add_representer(Tagged, _represent_tagged)
-
-
 def read_mkdocs_yml(root: Path) -> dict[str, Any]:
     """The project's mkdocs.yml as data; values under tags MkDocs resolves itself are kept for writing back."""
-    return dict(yaml.load((root / CONFIG_NAME).read_text(encoding="utf-8"), Loader=_ConfigLoader))  # a SafeLoader subclass
+    return read_config(root)
 
 
 def write_mkdocs_yml(path: Path, config: dict[str, Any]) -> None:
-    path.write_text(yaml.dump(_plain(config), Dumper=_ConfigDumper, sort_keys=False, allow_unicode=True, width=1000), encoding="utf-8")
-
-
-def _plain(value: Any) -> Any:
-    """Plain dicts, lists and strings (the generator's titles are located str subclasses)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, Tagged):
-        value.value = _plain(value.value)
-        return value
-    if isinstance(value, str):
-        return str(value)
-    return value
+    path.write_text(dump_config(config), encoding="utf-8")
 
 
 def _plugin_name(entry: Any) -> str:
@@ -197,81 +147,19 @@ def write_generated(root: Path, out: Path, n: int) -> Path:
 
 
 def write_plain(generated: Path, out: Path) -> Path:
-    """The equivalent plain-Markdown site of a rules project; returns its folder."""
-    config = read_mkdocs_yml(generated)
-    loaded = load_project(generated, "data", "content")
-    if loaded.errors or loaded.project is None:
-        raise SystemExit("synthetic project does not check clean:\n" + "\n".join(str(p) for p in loaded.errors[:20]))
-    templates = generated / "overrides" / "templates"
-    result = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [])
+    """The equivalent plain-Markdown site of a rules project: its staging tree (`generator.staging.stage`),
+    which is exactly what `cadence build` hands an engine; returns its folder."""
     if out.exists():
         shutil.rmtree(out)
-    docs = out / "docs"
-    # what the plugin sets in a page's meta besides its Markdown: the search boost of rule-definition pages
-    boosted = set(getattr(result.site_map, "rule_pages", {}).values())
-    boost = _plugin_option(config, "definitions_boost")
-    pages = dict(result.pages)
-    for page, text in loaded.content.items():
-        pages[page] = result.expand(page, text)
-    for page, text in pages.items():
-        if page in boosted and boost is not None:
-            text = _with_meta(text, {"search": {"boost": boost}})
-        path = docs / f"{page}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    theme = config.get("theme", {})
-    if isinstance(theme, dict) and theme.get("custom_dir"):
-        shutil.copytree(generated / theme["custom_dir"], out / theme["custom_dir"])
-    # what the rules plugin adds to every site besides pages (its stylesheet), so both sites load the same files
-    stylesheet = getattr(rules_plugin, "STYLESHEET", None)
-    if stylesheet:
-        css = resources.files("generator").joinpath("assets", PurePosixPath(stylesheet).name)
-        if css.is_file():
-            (docs / stylesheet).parent.mkdir(parents=True, exist_ok=True)
-            (docs / stylesheet).write_text(css.read_text(encoding="utf-8"), encoding="utf-8")
-            extra = list(config.get("extra_css") or [])
-            if stylesheet not in extra:
-                config["extra_css"] = [*extra, stylesheet]
-    config["docs_dir"] = "docs"
-    config["site_dir"] = "site"
-    config["plugins"] = [p for p in config.get("plugins", []) if _plugin_name(p) != "rules"]
-    if not config["plugins"]:
-        config["plugins"] = ["search"]
-    if not config.get("nav"):
-        config["nav"] = navigation(loaded.project, loaded.content, result.site_map.titles)
-    write_mkdocs_yml(out / CONFIG_NAME, config)
+    try:
+        stage(generated, out, out / "site")
+    except StagingError as exc:
+        raise SystemExit("synthetic project does not stage:\n" + "\n".join(str(p) for p in exc.problems[:20])) from None
     return out
 
 
 def _docs_dir(root: Path) -> str:
     return str(read_mkdocs_yml(root).get("docs_dir", "docs"))
-
-
-def _plugin_option(config: dict[str, Any], name: str) -> Any:
-    """A rules plugin option as the build would see it: from mkdocs.yml, else the plugin's default (None if it has none)."""
-    for entry in config.get("plugins", []):
-        if isinstance(entry, dict) and "rules" in entry and name in (entry["rules"] or {}):
-            return entry["rules"][name]
-    from generator.config import RulesConfig
-
-    option = dict(RulesConfig._schema).get(name)
-    return getattr(option, "default", None)
-
-
-def _with_meta(text: str, meta: dict[str, Any]) -> str:
-    """`text` with `meta` set in its YAML front matter (merged into any it has; existing keys win, as `setdefault`)."""
-    front: dict[str, Any] = {}
-    body = text
-    match = re.match(r"^---\n(.*?)\n---\n", text, re.S)
-    if match:
-        front = yaml.safe_load(match[1]) or {}
-        body = text[match.end() :]
-    for key, value in meta.items():
-        if isinstance(value, dict) and isinstance(front.get(key), dict):
-            front[key] = {**value, **front[key]}
-        else:
-            front.setdefault(key, value)
-    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip() + "\n---\n" + ("" if match else "\n") + body
 
 
 def scale(root: Path, out: Path, n: int) -> tuple[Path, Path]:

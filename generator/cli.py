@@ -12,13 +12,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .errata import apply_as_published
 from .pages import load_project
-from .problems import Severity
+from .problems import Problem, Severity
 from .report import FORMATS, format_problems
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -63,15 +64,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _mkdocs(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> int:
-    return subprocess.call([sys.executable, "-m", "mkdocs", *args], cwd=cwd, env=env)
-
-
-def _mkdocs_env(args: argparse.Namespace) -> dict[str, str]:
-    """The environment MkDocs runs in: the plugin reads `--follow-outside-links` from it."""
-    env = dict(os.environ)
-    if args.follow_outside_links:
-        env["CADENCE_FOLLOW_OUTSIDE_LINKS"] = "1"
+def _engine_env(args: argparse.Namespace) -> dict[str, str]:
+    """The environment staging and the engine run in: the plugin and staging read `--follow-outside-links` from it."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if getattr(args, "follow_outside_links", False):
+        env["CADENCE_FOLLOW_OUTSIDE_LINKS"] = "1"  # staging.FOLLOW_OUTSIDE_LINKS
     return env
 
 
@@ -102,11 +99,39 @@ def recover_output(out: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def cmd_build(args: argparse.Namespace) -> int:
-    """Build into a temporary folder beside the output and swap it in only when the build succeeds.
+#: The engines that build a staged site: MkDocs 1.6, its maintained fork ProperDocs, and Zensical.
+ENGINES = ("mkdocs", "properdocs", "zensical")
 
-    A failed or killed build leaves the previous site as it was.
+
+def engine_command(engine: str, action: str, config_file: Path, *extra: str) -> list[str]:
+    """The engine's own command on a staged config (`mkdocs build -f …`, `zensical serve -f …`)."""
+    return [sys.executable, "-m", engine, action, "--config-file", str(config_file), *extra]
+
+
+def _print_problems(problems: list[Problem]) -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+
+
+def _engine_flags(args: argparse.Namespace) -> list[str]:
+    return [*(["--strict"] if args.strict else []), *(["--quiet"] if args.quiet and args.engine != "zensical" else [])]
+
+
+def _swap_in(built: Path, out: Path, work: Path) -> None:
+    """Put the built site in place of the output folder: two renames, undone by `recover_output` if cut short."""
+    old = out.parent / f".{out.name}-old-{os.getpid()}-{work.name.rsplit('-', 1)[-1]}"
+    if out.exists():
+        os.replace(out, old)
+    os.replace(built, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Stage the whole site, build it with the chosen engine into a folder beside the output, and swap
+    it in only when everything succeeded. A failed or killed build leaves the previous site as it was.
     """
+    from .postbuild import BuildContext, PostBuildError, run
+
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
@@ -114,32 +139,37 @@ def cmd_build(args: argparse.Namespace) -> int:
     out = (root / args.site_dir).resolve() if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     recover_output(out)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-{os.getpid()}-", dir=out.parent))
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-{os.getpid()}-", dir=out.parent))
+    built = work / "site"
     process: subprocess.Popen[bytes] | None = None
 
     def stop(signum: int, _frame: object) -> None:
-        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps MkDocs.
+        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps the child.
         if process is not None and process.poll() is None:
             process.terminate()
         raise SystemExit(128 + signum)
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    failed = "cadence: build failed; the previous site was left as it was"
+    env = _engine_env(args)
     try:
-        command = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(staging)]
-        if args.strict:
-            command.append("--strict")
-        if args.quiet:
-            command.append("--quiet")
-        process = subprocess.Popen(command, cwd=root, env=_mkdocs_env(args))
-        code = process.wait()
-        if code != 0:
-            print("cadence: build failed; the previous site was left as it was", file=sys.stderr)
+        # Staging runs in a process of its own: its memory is freed before the engine starts.
+        staging = [sys.executable, "-m", "generator.staging", str(root), str(work), *(["--strict"] if args.strict else [])]
+        process = subprocess.Popen(staging, env=env)
+        if process.wait() != 0:
+            print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
-        old = out.parent / f".{out.name}-old-{os.getpid()}-{staging.name.rsplit('-', 1)[-1]}"
-        if out.exists():
-            os.replace(out, old)
-        os.replace(staging, out)
-        shutil.rmtree(old, ignore_errors=True)
+        process = subprocess.Popen(engine_command(args.engine, "build", work / "mkdocs.yml", *_engine_flags(args)), cwd=work, env=env)
+        if process.wait() != 0 or not built.is_dir():
+            print(failed, file=sys.stderr)
+            return EXIT_PROBLEMS
+        try:
+            run(built, BuildContext(root, args.engine))
+        except PostBuildError as exc:
+            print(f"cadence: {exc}", file=sys.stderr)
+            print(failed, file=sys.stderr)
+            return EXIT_PROBLEMS
+        _swap_in(built, out, work)
         return EXIT_CLEAN
     finally:
         for s, handler in previous.items():
@@ -151,15 +181,78 @@ def cmd_build(args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _snapshot(root: Path, folders: Sequence[str]) -> dict[str, float]:
+    """Modification times of every file under the watched folders (a change adds, removes or retimes one)."""
+    times: dict[str, float] = {}
+    for folder in folders:
+        for path in (root / folder).rglob("*") if (root / folder).is_dir() else ():
+            try:
+                times[str(path)] = path.stat().st_mtime
+            except OSError:
+                continue
+    times[str(root / "mkdocs.yml")] = (root / "mkdocs.yml").stat().st_mtime
+    return times
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Stage the site, let the engine's own server serve the staging tree, and re-stage on every edit
+    of data, content or overrides; the engine sees the changed files and reloads the browser.
+    """
+    from .serve_errors import wait_until_stable
+    from .staging import StagingError, read_config, read_options, show_problems, stage
+
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
-    return _mkdocs(["serve", "--dev-addr", args.dev_addr], root, _mkdocs_env(args))
+    config = read_config(root)
+    watched = [read_options(config).data_dir, str(config.get("docs_dir", "docs")), "overrides"]
+    work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
+    process: subprocess.Popen[bytes] | None = None
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)  # the finally below stops the engine's server and removes the staging tree
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        try:
+            staged = stage(root, work, work / "site")
+        except StagingError as exc:
+            _print_problems(exc.problems)
+            return EXIT_PROBLEMS
+        env = _engine_env(args)
+        process = subprocess.Popen(engine_command(args.engine, "serve", staged.config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
+        seen = _snapshot(root, watched)
+        while process.poll() is None:
+            time.sleep(0.3)
+            now = _snapshot(root, watched)
+            if now == seen:
+                continue
+            wait_until_stable([root / folder for folder in watched])  # never stage a half-written file
+            seen = _snapshot(root, watched)
+            try:
+                staged = stage(root, work, work / "site")
+                print(f"cadence: re-staged {len(staged.written) + len(staged.removed)} files", file=sys.stderr)
+            except StagingError as exc:
+                _print_problems(exc.problems)
+                show_problems(work, exc.problems)
+                print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
+        return EXIT_CLEAN if process.returncode == 0 else EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        return EXIT_CLEAN
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -346,8 +439,10 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--site-dir", default="site")
     build.add_argument("--strict", action="store_true")
     build.add_argument("--quiet", "-q", action="store_true")
+    build.add_argument("--engine", choices=ENGINES, default="mkdocs", help="the engine that builds the staged site (default mkdocs)")
     serve = sub.add_parser("serve", help="serve the site with live reload")
     serve.add_argument("--dev-addr", default="127.0.0.1:8000")
+    serve.add_argument("--engine", choices=ENGINES, default="mkdocs", help="the engine whose server serves the staged site")
     search = sub.add_parser("search", help="search the built site's index")
     search.add_argument("query", nargs="+")
     search.add_argument("--site-dir", default="site")

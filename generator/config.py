@@ -1,22 +1,26 @@
-"""The MkDocs plugin's options."""
+"""The MkDocs plugin's options (their defaults are `staging.Options`, which `cadence build` reads too)."""
 
 from __future__ import annotations
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 
+from .staging import Options
+
+DEFAULTS = Options()
+
 
 class RulesConfig(Config):
-    data_dir = c.Type(str, default="data")
+    data_dir = c.Type(str, default=DEFAULTS.data_dir)
     """Folder of YAML data, relative to mkdocs.yml."""
 
-    templates_dir = c.Type(str, default="overrides/templates")
+    templates_dir = c.Type(str, default=DEFAULTS.templates_dir)
     """Folder whose Jinja templates override the generator's own (same file names)."""
 
-    nav = c.Type(bool, default=True)
+    nav = c.Type(bool, default=DEFAULTS.nav)
     """Build the navigation from module metadata when mkdocs.yml has no `nav`."""
 
-    definitions_boost = c.Type(float, default=2.0)
+    definitions_boost = c.Type(float, default=DEFAULTS.definitions_boost)
     """Search boost of pages that define special rules, so a definition outranks a table that only uses the name."""
 
     follow_outside_links = c.Type(bool, default=False)

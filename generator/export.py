@@ -471,8 +471,10 @@ BUILDER_UI = {
     "print": "Print",
 }
 
-BUILDER_SCRIPT = "assets/javascripts/builder.js"
-BUILDER_STYLESHEET = "assets/stylesheets/builder.css"
+#: Where the builder's script and stylesheet are published: every file of generator/assets/ lands under
+#: assets/rules/ (staging.ASSETS_PREFIX); these two are linked from the builder pages only.
+BUILDER_SCRIPT = "assets/rules/builder.js"
+BUILDER_STYLESHEET = "assets/rules/builder.css"
 
 
 def builder_page(module_id: str) -> str:
@@ -494,15 +496,13 @@ def _relative(page: str, target: str) -> str:
 def builder_outputs(project: Project, renderer: Any) -> tuple[dict[str, str], dict[str, str]]:
     """The builder pages (Markdown, by site path) and the files they read (JSON, script, style, schema)."""
     import html
-    from importlib import resources
 
     pages: dict[str, str] = {}
     files: dict[str, str] = {}
-    assets = resources.files("generator").joinpath("assets")
     for module_id, exported in export_project(project).items():
         module = project.modules[module_id]
         page = builder_page(module_id)
-        renderer.map.titles[page] = f"{module.title}: Roster"
+        renderer.map.titles[page] = f"{module.title}: {project.system.labels.roster}"
         data_path = DATA_PATH.format(module=module_id)
         files[data_path] = to_json(exported.data)
         pages[page] = renderer._render(
@@ -517,7 +517,5 @@ def builder_outputs(project: Project, renderer: Any) -> tuple[dict[str, str], di
             ui=html.escape(json.dumps(BUILDER_UI, ensure_ascii=False), quote=True),
         )
     if pages:
-        files[BUILDER_SCRIPT] = assets.joinpath("builder.js").read_text(encoding="utf-8")
-        files[BUILDER_STYLESHEET] = assets.joinpath("builder.css").read_text(encoding="utf-8")
         files[SCHEMA_PATH] = json.dumps(json_schema(), indent=2) + "\n"
     return pages, files

@@ -191,7 +191,7 @@ def build_site_map(project: Project, content_pages: dict[str, str], directives: 
         _place_list(site, project, entry)
     for module in project.modules.values():
         site.titles[f"{module.id}/index"] = module.title
-        site.titles[f"{module.id}/errata"] = f"{module.title} Errata"
+        site.titles[f"{module.id}/errata"] = project.system.labels.of_module(module.title)
     return site
 
 

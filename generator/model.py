@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from typing import Any, Literal
 
+import yaml
 from markdown.extensions.toc import slugify as _toc_slugify
 
 from .problems import Location
@@ -82,6 +84,52 @@ class LandingPages(Record):
     rules_index: str | None = field(default=None, metadata=doc("Page indexing every special rule."))
 
 
+#: The generator's own words in English, shipped as data (`generator/labels.yaml`), not code.
+DEFAULT_LABELS: dict[str, str] = yaml.safe_load(resources.files("generator").joinpath("labels.yaml").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Labels(Record):
+    """The words the generator puts on the site itself; a game in another language replaces them all."""
+
+    home: str = field(default=DEFAULT_LABELS["home"], metadata=doc("Navigation title of the home page.", example="Startseite"))
+    overview: str = field(
+        default=DEFAULT_LABELS["overview"], metadata=doc("Navigation title of a module's index page.", example="Übersicht")
+    )
+    errata: str = field(
+        default=DEFAULT_LABELS["errata"], metadata=doc("Navigation title of a module's errata page.", example="Korrekturen")
+    )
+    module_errata: str = field(
+        default=DEFAULT_LABELS["module_errata"],
+        metadata=doc("Title of a module's errata page; '{module}' stands for the module's title.", example="Korrekturen zu {module}"),
+    )
+    released: str = field(
+        default=DEFAULT_LABELS["released"],
+        metadata=doc("Title of the page and menu section of released modules.", example="Veröffentlichte Spiele"),
+    )
+    in_development: str = field(
+        default=DEFAULT_LABELS["in_development"],
+        metadata=doc("Title of the page and menu section of modules in development.", example="Spiele in Entwicklung"),
+    )
+    rules_index: str = field(
+        default=DEFAULT_LABELS["rules_index"], metadata=doc("Title of the page indexing every special rule.", example="Regelverzeichnis")
+    )
+    changes: str = field(default=DEFAULT_LABELS["changes"], metadata=doc("Title of the recent changes page.", example="Letzte Änderungen"))
+    licences: str = field(default=DEFAULT_LABELS["licences"], metadata=doc("Title of the licences page.", example="Lizenzen"))
+    about: str = field(
+        default=DEFAULT_LABELS["about"], metadata=doc("Menu section of the about pages and the licences.", example="Über das Projekt")
+    )
+    setup: str = field(default=DEFAULT_LABELS["setup"], metadata=doc("Label of a built model's upgrades.", example="Ausrüstung"))
+    weapons: str = field(default=DEFAULT_LABELS["weapons"], metadata=doc("Label of a built model's weapons (a plural).", example="Waffen"))
+    roster: str = field(
+        default=DEFAULT_LABELS["roster"], metadata=doc("Navigation title of a module's army builder page.", example="Armeeliste")
+    )
+
+    def of_module(self, title: str) -> str:
+        """The errata page title of a module."""
+        return self.module_errata.replace("{module}", title)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Change(Record):
     """A group of change entries under one heading on the Recent Changes page."""
@@ -114,6 +162,13 @@ class System(Record):
     name_case: Literal["title", "any"] = field(default="title", metadata=doc("Whether names must be in title case."))
     changes_release: str = field(default="", metadata=doc("The release the recent changes belong to, shown as their heading."))
     changes: tuple[Change, ...] = field(default=(), metadata=doc("Site-wide change entries."))
+    labels: Labels = field(
+        default_factory=Labels,
+        metadata=doc(
+            "The generator's own words on the site, for a game in another language.",
+            example={"home": "Startseite", "overview": "Übersicht", "module_errata": "Korrekturen zu {module}"},
+        ),
+    )
     spelling_variants: dict[str, str] = field(
         default_factory=dict,
         metadata=doc("Words players may type for the site's own spelling, e.g. {armor: armour}; search finds the site's word."),

@@ -124,9 +124,11 @@ def generate(
         pages[entry.page] = renderer.army_list_page(entry)
     landing = landing_pages(project)
     if "released" in landing:
-        pages[landing["released"]] = renderer.modules_page(landing["released"], "released", "Released Games")
+        pages[landing["released"]] = renderer.modules_page(landing["released"], "released", project.system.labels.released)
     if "in_development" in landing:
-        pages[landing["in_development"]] = renderer.modules_page(landing["in_development"], "in-development", "Games in Development")
+        pages[landing["in_development"]] = renderer.modules_page(
+            landing["in_development"], "in-development", project.system.labels.in_development
+        )
     if "changes" in landing:
         pages[landing["changes"]] = renderer.changes_page(landing["changes"])
     if "rules_index" in landing:
@@ -136,33 +138,43 @@ def generate(
 
 
 def navigation(project: Project, content: dict[str, str], titles: dict[str, str]) -> list[object]:
-    """The site navigation from module metadata: home, core rules, games by status, indexes."""
+    """The site navigation from module metadata: home, core rules, games by status, indexes.
+
+    Every title comes from data: module titles, and the system's `labels` for the generator's own words.
+    """
+    labels = project.system.labels
+
+    def text(title: str) -> str:
+        return html.escape(outline_text(title))  # themes write nav titles into every page as HTML
+
     nav: list[object] = []
     if "index" in content:
-        nav.append({"Home": "index.md"})
+        nav.append({text(labels.home): "index.md"})
     landing = landing_pages(project)
     by_status: dict[str, list[object]] = defaultdict(list)
     for module in project.ordered_modules():
-        section: list[object] = [{"Overview": f"{module.id}/index.md"}]
+        section: list[object] = [{text(labels.overview): f"{module.id}/index.md"}]
         section.extend(f"{page}.md" for page in module.pages)
         if module.errata:
-            section.append({"Errata": f"{module.id}/errata.md"})
-        title = html.escape(outline_text(module.title))  # themes write nav titles into every page as HTML
+            section.append({text(labels.errata): f"{module.id}/errata.md"})
+        if f"{module.id}/builder" in titles:  # the army builder, where the module has lists to build
+            section.append({text(labels.roster): f"{module.id}/builder.md"})
+        title = text(module.title)
         if module.core:
             nav.append({title: section})
         else:
             by_status[module.status].append({title: section})
     if "released" in landing:
-        nav.append({"Released Games": [f"{landing['released']}.md", *by_status["released"]]})
+        nav.append({text(labels.released): [f"{landing['released']}.md", *by_status["released"]]})
     else:
         nav.extend(by_status["released"])
     if "in_development" in landing:
-        nav.append({"Games in Development": [f"{landing['in_development']}.md", *by_status["in-development"]]})
+        nav.append({text(labels.in_development): [f"{landing['in_development']}.md", *by_status["in-development"]]})
     else:
         nav.extend(by_status["in-development"])
-    for kind, title in (("rules_index", "Rules Index"), ("changes", "Recent Changes")):
+    for kind, title in (("rules_index", labels.rules_index), ("changes", labels.changes)):
         if kind in landing:
-            nav.append({title: f"{landing[kind]}.md"})
+            nav.append({text(title): f"{landing[kind]}.md"})
     about = [f"{page}.md" for page in sorted(content) if page.startswith("about/")]
-    nav.append({"About": [*about, {"Licences": "licences.md"}]})
+    nav.append({text(labels.about): [*about, {text(labels.licences): "licences.md"}]})
     return nav

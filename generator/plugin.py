@@ -1,4 +1,4 @@
-"""The MkDocs plugin: thin hooks that call the pipeline in `pages.py`, nothing else."""
+"""The MkDocs plugin: thin hooks over the staging functions `cadence build` uses (`staging.py`), nothing else."""
 
 from __future__ import annotations
 
@@ -15,154 +15,143 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from . import postbuild
 from .config import RulesConfig
-from .offline import write_service_worker
-from .pages import Generated, Loaded, generate, load_project, navigation
-from .problems import Severity
+from .pages import Generated, Loaded, navigation
+from .problems import Problem, Severity
 from .report import summary
-from .search_entries import install_ranking, merge_search_entries, search_entries
 from .serve_errors import error_pages, wait_until_stable
+from .staging import THEME_DIR, Options, StagingError, asset_files, asset_links, load_and_generate, page_meta, with_meta
 
 log = logging.getLogger("mkdocs.plugins.rules")
 
-#: Set to "1" by `cadence build/serve --follow-outside-links` for the MkDocs it runs.
-FOLLOW_OUTSIDE_LINKS = "CADENCE_FOLLOW_OUTSIDE_LINKS"
-
-#: The generator's own stylesheet (compact rules tables), added to every site; a project may replace it.
-STYLESHEET = "assets/stylesheets/rules.css"
-#: The generator's page scripts (the reader's game for search, offline registration, rule pop-ups), added like
-#: the stylesheet; pages work without them.
-SCRIPTS = ("assets/javascripts/search.js", "assets/javascripts/offline.js", "assets/javascripts/rules.js")
-
 
 class RulesPlugin(BasePlugin[RulesConfig]):
-    """Loads, checks and renders the rules data into the MkDocs build."""
+    """Loads, checks and renders the rules data into the MkDocs build, through the staging functions
+    `cadence build` uses, so a plain `mkdocs build` gives the same site."""
 
     def __init__(self) -> None:
         self.loaded: Loaded | None = None
         self.generated: Generated | None = None
+        self.assets: dict[str, bytes] = {}
         self.serving = False
         #: While serving with data errors: the error page at every page's path (see serve_errors.py).
         self.broken: dict[str, str] | None = None
         self.last_pages: set[str] = set()
 
+    def _root(self, config: MkDocsConfig) -> Path:
+        return Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+
+    def _options(self) -> Options:
+        return Options(
+            data_dir=self.config.data_dir,
+            templates_dir=self.config.templates_dir,
+            nav=self.config.nav,
+            definitions_boost=self.config.definitions_boost,
+            follow_outside_links=self.config.follow_outside_links,
+        )
+
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """`startup` event: remember whether we serve (its presence also keeps this object across rebuilds)."""
         self.serving = command == "serve"
-
-    def _settle(self, root: Path, content_dir: str) -> None:
-        """While serving, read nothing an editor is still writing."""
-        if self.serving:
-            wait_until_stable([root / self.config.data_dir, root / content_dir])
-
-    def _show_errors_while_serving(self, loaded: Loaded) -> bool:
-        """While serving, data errors become the error site (serve_errors.py) instead of stopping the server."""
-        self.broken = None
-        if not self.serving or not (loaded.errors or loaded.project is None):
-            return False
-        for problem in loaded.errors:
-            log.error(str(problem))
-        self.broken = error_pages(loaded.problems, [*loaded.content, *self.last_pages])
-        return True
-
-    def _root(self, config: MkDocsConfig) -> Path:
-        return Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
 
     @event_priority(50)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """`config` event, early (50): load and check the data before anything else reads the nav.
 
-        Errors stop the build with one line each; warnings are logged, so `--strict` fails on them.
+        Errors stop the build with one line each (while serving they become the error site instead);
+        warnings are logged, so `--strict` fails on them. Every file of `generator/assets/` is listed
+        in extra_css or extra_javascript, and the generator's theme templates sit under the project's.
         """
         if config.strict:
             _count_warnings_when_quiet()
         root = self._root(config)
         content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
-        outside = self.config.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
-        self._settle(root, content_dir)
-        loaded = load_project(root, self.config.data_dir, content_dir, allow_outside_links=outside)
+        if self.serving:  # read nothing an editor is still writing
+            wait_until_stable([root / self.config.data_dir, root / content_dir])
+        self.broken = None
+        try:
+            loaded, generated = load_and_generate(root, self._options(), content_dir)
+        except StagingError as exc:
+            self._stop_or_show(exc)
+            return config
         for problem in loaded.problems:
             if problem.severity is Severity.WARNING:
                 log.warning(str(problem))
-        if self._show_errors_while_serving(loaded):
-            return config
-        if loaded.errors or loaded.project is None:
-            lines = [str(p) for p in loaded.errors]
-            raise PluginError("\n".join([*lines, f"rules data: {summary(loaded.problems)}"]))
-        templates = root / self.config.templates_dir
-        self.loaded = loaded
-        self.generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved)
-        self.last_pages = set(self.generated.pages)
+        assert loaded.project is not None
+        self.loaded, self.generated = loaded, generated
+        self.last_pages = set(generated.pages)
         if self.config.nav and not config.nav:
-            config.nav = navigation(loaded.project, loaded.content, self.generated.site_map.titles)
-        if STYLESHEET not in config.extra_css:
-            config.extra_css.append(STYLESHEET)
-        for script in SCRIPTS:
-            if script not in config.extra_javascript:
-                config.extra_javascript.append(script)
-        theme = str(resources.files("generator").joinpath("theme"))
+            config.nav = navigation(loaded.project, loaded.content, generated.site_map.titles)
+        self.assets = asset_files()
+        css, js = asset_links(sorted(self.assets))
+        config.extra_css.extend(c for c in css if c not in config.extra_css)
+        config.extra_javascript.extend(j for j in js if j not in config.extra_javascript)
+        theme = str(resources.files("generator").joinpath(THEME_DIR))
         if theme not in config.theme.dirs:  # after the project's custom_dir, which may replace these templates
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, theme)
         return config
 
-    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """`files` event: add every generated page as a generated file (never over a hand-written one).
+    def _stop_or_show(self, exc: StagingError) -> None:
+        """Data errors stop a build; while serving they become a site whose every page shows them."""
+        problems: list[Problem] = exc.problems
+        if not self.serving:
+            errors = [str(p) for p in problems if p.severity is Severity.ERROR]
+            raise PluginError("\n".join([*errors, f"rules data: {summary(problems)}"])) from exc
+        for problem in problems:
+            if problem.severity is Severity.ERROR:
+                log.error(str(problem))
+        content = exc.loaded.content if exc.loaded is not None else {}
+        self.broken = error_pages(problems, [*content, *self.last_pages])
 
-        While serving broken data, the site is the error page at every page's path, plus the theme's files.
-        """
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """`files` event: add every generated page, published file and asset as a generated file (never
+        over a hand-written one). While serving broken data, the site is the error page at every page's path."""
         if self.broken is not None:
             kept = [f for f in files if not f.is_documentation_page() and (f.abs_src_path is None or os.path.isfile(f.abs_src_path))]
             return Files([*kept, *(File.generated(config, f"{page}.md", content=text) for page, text in self.broken.items())])
         assert self.generated is not None
         for page, text in self.generated.pages.items():
             uri = f"{page}.md"
-            existing = files.get_file_from_path(uri)
-            if existing is not None:
+            if files.get_file_from_path(uri) is not None:
                 raise PluginError(f"{config.docs_dir}/{uri}: error[page-collision]: a hand-written page has the path of a generated page")
-            files.append(File.generated(config, uri, content=text))
+            files.append(File.generated(config, uri, content=with_meta(text, page_meta(self.generated, page, self._options()))))
         for path, text in self.generated.files.items():
             if files.get_file_from_path(path) is not None:
                 raise PluginError(f"{config.docs_dir}/{path}: error[page-collision]: a hand-written file has the path of a generated file")
             files.append(File.generated(config, path, content=text))
-        if files.get_file_from_path(STYLESHEET) is None:
-            css = resources.files("generator").joinpath("assets/rules.css").read_text(encoding="utf-8")
-            files.append(File.generated(config, STYLESHEET, content=css))
-        for script in SCRIPTS:
-            if files.get_file_from_path(script) is None:
-                js = resources.files("generator").joinpath("assets", script.rsplit("/", 1)[1]).read_text(encoding="utf-8")
-                files.append(File.generated(config, script, content=js))
+        for uri, data in self.assets.items():
+            if files.get_file_from_path(uri) is None:  # a project's own file at the same path replaces ours
+                files.append(File.generated(config, uri, content=data))
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages (checked in `on_config`).
-
-        Pages that define special rules get a search boost, so that a rule's definition outranks the
-        tables that merely use its name.
-        """
+        """`page_markdown` event: expand directives and [[rule]] links in hand-written pages, and give
+        them the generator's page metadata (the search boost of rule definitions)."""
         if self.broken is not None:
             return markdown
         assert self.generated is not None
-        path = page.file.src_uri.removesuffix(".md")
-        if path in self.generated.site_map.rule_pages.values():
-            page.meta.setdefault("search", {}).setdefault("boost", self.config.definitions_boost)
         if page.file.generated_by is not None:
             return markdown
+        path = page.file.src_uri.removesuffix(".md")
+        for key, value in page_meta(self.generated, path, self._options()).items():
+            if isinstance(value, dict) and isinstance(page.meta.get(key), dict):
+                page.meta[key] = {**value, **page.meta[key]}
+            else:
+                page.meta.setdefault(key, value)
         return self.generated.expand(path, markdown)
 
     @event_priority(-100)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """`post_build` event, late (-100): after the search plugin has written its index.
-
-        Adds the search entries of units, weapons, upgrades, rules and tables, then writes the
-        service worker over every built file (so it is last: it hashes the finished site).
-        """
-        assert self.loaded is not None and self.loaded.project is not None and self.generated is not None
-        site_dir = Path(config.site_dir)
-        project = self.loaded.project
-        entries = search_entries(project, self.generated.site_map, self.loaded.content)
-        merge_search_entries(site_dir, entries, project.system.spelling_variants)
-        install_ranking(site_dir)
-        write_service_worker(site_dir)
+        """`post_build` event, late (-100): after the search plugin has written its index, the
+        post-build steps `cadence build` runs after any engine (search entries, service worker)."""
+        if self.broken is not None:
+            return
+        assert self.loaded is not None and self.generated is not None
+        try:
+            postbuild.run(Path(config.site_dir), postbuild.BuildContext(self._root(config), "mkdocs", self.loaded, self.generated))
+        except postbuild.PostBuildError as exc:
+            raise PluginError(str(exc)) from exc
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
         """`serve` event: rebuild when a data file or a template override changes."""

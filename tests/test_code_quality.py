@@ -44,16 +44,21 @@ GENERATOR = REPO / "generator"
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
     frozenset({"problems"}),
-    frozenset({"loader", "model", "report", "config", "project_config"}),
+    frozenset({"loader", "model", "report", "project_config", "offline"}),
+    frozenset({"serve_errors"}),
     frozenset({"schema", "points", "markup"}),
     frozenset({"catalogue"}),
     frozenset({"layout", "errata", "releases", "docs", "paths"}),
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),
-    frozenset({"export"}),
-    frozenset({"pages", "staging", "search_entries", "offline", "serve_errors"}),
-    frozenset({"importer", "diff", "search", "roster"}),
+    frozenset({"search_entries", "export"}),
+    frozenset({"search"}),
+    frozenset({"pages"}),
+    frozenset({"staging"}),
+    frozenset({"postbuild"}),
+    frozenset({"importer", "diff", "roster"}),
+    frozenset({"config"}),
     frozenset({"plugin", "cli"}),
 )
 

@@ -70,6 +70,6 @@ def test_site_publishes_the_export_and_links_it(built_site: Path, exported: Path
         index = (built_site / name / "index.html").read_text(encoding="utf-8")
         assert 'href="builder.html"' in index and 'href="data.json"' in index
         builder = (built_site / name / "builder.html").read_text(encoding="utf-8")
-        assert 'data-src="data.json"' in builder and 'src="../assets/javascripts/builder.js"' in builder
+        assert 'data-src="data.json"' in builder and 'src="../assets/rules/builder.js"' in builder
     assert (built_site / "assets" / "rules-export.schema.json").is_file()
     assert not (built_site / "core-rules" / "builder.html").exists(), "a module without lists has no builder"

@@ -1,0 +1,445 @@
+"""The staging build: the whole site as plain files, so any engine builds it without our plugin.
+
+MkDocs 2 drops plugins and Zensical ignores them, so the generator's work happens here, once, before
+an engine runs: `stage` writes a docs folder (generated pages, expanded content pages, the content
+folder's other files, the generator's assets) and an engine config (the project's mkdocs.yml with the
+docs and site folders pointed at the staging tree, the navigation filled in and the `rules` plugin
+entry removed). The MkDocs plugin is a thin shell over the same functions (`page_meta`,
+`asset_files`, `asset_links`, `site_pages`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from .pages import Generated, Loaded, generate, load_project, navigation
+from .problems import Location, Problem, error
+from .serve_errors import error_pages
+
+CONFIG_NAME = "mkdocs.yml"
+#: Set to "1" by `cadence check/build/serve --follow-outside-links`, for the processes they start.
+FOLLOW_OUTSIDE_LINKS = "CADENCE_FOLLOW_OUTSIDE_LINKS"
+#: The generator's theme templates (game switcher, contents), staged under the project's own overrides.
+THEME_DIR = "theme"
+PLUGIN_NAME = "rules"
+#: Where the files of `generator/assets/` land in the docs tree (a project's own file there wins).
+ASSETS_PREFIX = "assets/rules"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The rules plugin's options as written in mkdocs.yml; `config.RulesConfig` documents each."""
+
+    data_dir: str = "data"
+    templates_dir: str = "overrides/templates"
+    nav: bool = True
+    definitions_boost: float = 2.0
+    follow_outside_links: bool = False
+
+
+class StagingError(Exception):
+    """The project cannot be staged; carries every located problem found (at least one error)."""
+
+    def __init__(self, problems: list[Problem], loaded: Loaded | None = None) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+        self.loaded = loaded
+
+
+# --- the project's engine config, read and written back with its tags ------------------------
+
+
+class Tagged:
+    """A value under a YAML tag the engine resolves itself (`!ENV`, `!!python/name:`): written back as is."""
+
+    def __init__(self, tag: str, node: yaml.Node, value: Any) -> None:
+        self.tag, self.node_type, self.value = tag, type(node), value
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    pass
+
+
+class _ConfigDumper(yaml.SafeDumper):
+    pass
+
+
+def _construct_tagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Tagged:
+    if isinstance(node, yaml.ScalarNode):
+        return Tagged(node.tag, node, loader.construct_scalar(node))
+    if isinstance(node, yaml.SequenceNode):
+        return Tagged(node.tag, node, loader.construct_sequence(node, deep=True))
+    return Tagged(node.tag, node, loader.construct_mapping(node, deep=True))  # type: ignore[arg-type]
+
+
+def _represent_tagged(dumper: yaml.SafeDumper, data: Tagged) -> yaml.Node:
+    if data.node_type is yaml.ScalarNode:
+        return dumper.represent_scalar(data.tag, data.value)
+    if data.node_type is yaml.SequenceNode:
+        return dumper.represent_sequence(data.tag, data.value)
+    return dumper.represent_mapping(data.tag, data.value)
+
+
+_ConfigLoader.add_multi_constructor("", _construct_tagged)
+_ConfigDumper.add_representer(Tagged, _represent_tagged)
+
+
+def read_config(root: Path) -> dict[str, Any]:
+    """The project's mkdocs.yml as data."""
+    data = yaml.load((root / CONFIG_NAME).read_text(encoding="utf-8"), Loader=_ConfigLoader)  # a SafeLoader subclass
+    return dict(data) if isinstance(data, dict) else {}
+
+
+def _plain(value: Any) -> Any:
+    """Plain dicts, lists and strings (titles from data are located `str` subclasses)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Tagged):
+        value.value = _plain(value.value)
+        return value
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def dump_config(config: dict[str, Any]) -> str:
+    return yaml.dump(_plain(config), Dumper=_ConfigDumper, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def plugin_name(entry: Any) -> str:
+    return str(next(iter(entry))) if isinstance(entry, dict) and entry else str(entry)
+
+
+def read_options(config: dict[str, Any]) -> Options:
+    """The `rules` plugin entry's options (defaults for what it leaves out)."""
+    for entry in config.get("plugins") or []:
+        if isinstance(entry, dict) and PLUGIN_NAME in entry:
+            given = entry[PLUGIN_NAME] or {}
+            defaults = Options()
+            return Options(
+                data_dir=str(given.get("data_dir", defaults.data_dir)),
+                templates_dir=str(given.get("templates_dir", defaults.templates_dir)),
+                nav=bool(given.get("nav", defaults.nav)),
+                definitions_boost=float(given.get("definitions_boost", defaults.definitions_boost)),
+                follow_outside_links=bool(given.get("follow_outside_links", defaults.follow_outside_links)),
+            )
+    return Options()
+
+
+# --- what the generator adds to a site, shared with the plugin --------------------------------
+
+
+def _walk(folder: Traversable, prefix: PurePosixPath) -> list[tuple[str, Traversable]]:
+    found: list[tuple[str, Traversable]] = []
+    for item in sorted(folder.iterdir(), key=lambda t: t.name):
+        if item.name.startswith((".", "__")):
+            continue
+        if item.is_dir():
+            found.extend(_walk(item, prefix / item.name))
+        else:
+            found.append(((prefix / item.name).as_posix(), item))
+    return found
+
+
+def asset_files() -> dict[str, bytes]:
+    """Every file of `generator/assets/`, by its path in the docs tree (`assets/rules/...`)."""
+    return {path: item.read_bytes() for path, item in _walk(resources.files("generator").joinpath("assets"), PurePosixPath(ASSETS_PREFIX))}
+
+
+#: Assets that are not on every page: a post-build step puts `search_rank.js` into Material's search
+#: worker, and the army builder's page links its own script and stylesheet.
+OWN_PLACE_ASSETS = ("search_rank.js", "builder.js", "builder.css")
+
+
+def asset_links(paths: list[str]) -> tuple[list[str], list[str]]:
+    """The stylesheets and scripts among asset paths: what goes into extra_css and extra_javascript."""
+    shared = [p for p in paths if PurePosixPath(p).name not in OWN_PLACE_ASSETS]
+    return [p for p in shared if p.endswith(".css")], [p for p in shared if p.endswith((".js", ".mjs"))]
+
+
+def page_meta(generated: Generated, page: str, options: Options) -> dict[str, Any]:
+    """Page metadata the generator adds: pages that define special rules get a search boost, so that a
+    rule's definition outranks the tables that merely use its name."""
+    if page in generated.site_map.rule_pages.values():
+        return {"search": {"boost": options.definitions_boost}}
+    return {}
+
+
+_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+
+
+def with_meta(text: str, meta: dict[str, Any]) -> str:
+    """`text` with `meta` merged into its YAML front matter (what the page already sets wins)."""
+    if not meta:
+        return text
+    front: dict[str, Any] = {}
+    body = text
+    match = _FRONT_MATTER.match(text)
+    if match:
+        loaded = yaml.safe_load(match[1])
+        front = dict(loaded) if isinstance(loaded, dict) else {}
+        body = text[match.end() :]
+    for key, value in meta.items():
+        if isinstance(value, dict) and isinstance(front.get(key), dict):
+            front[key] = {**value, **front[key]}
+        else:
+            front.setdefault(key, value)
+    return (
+        "---\n" + yaml.safe_dump(_plain(front), sort_keys=False, allow_unicode=True).rstrip() + "\n---\n" + ("" if match else "\n") + body
+    )
+
+
+def site_pages(loaded: Loaded, generated: Generated, options: Options, content_dir: str) -> dict[str, str]:
+    """Every Markdown page of the site by its docs path: generated pages and expanded content pages.
+
+    A generated page never replaces a hand-written one (`page-collision`, also reported by the check).
+    """
+    problems: list[Problem] = []
+    pages: dict[str, str] = {}
+    for page, text in generated.pages.items():
+        if page in loaded.content:
+            location = Location(f"{content_dir}/{page}.md", 1, 1)
+            problems.append(error(location, "page-collision", "a hand-written page has the path of a generated page"))
+            continue
+        pages[f"{page}.md"] = with_meta(text, page_meta(generated, page, options))
+    for page, text in loaded.content.items():
+        pages[f"{page}.md"] = with_meta(generated.expand(page, text), page_meta(generated, page, options))
+    if problems:
+        raise StagingError(problems)
+    return pages
+
+
+# --- the staging tree -------------------------------------------------------------------------
+
+
+@dataclass
+class Staged:
+    """A staged site: the docs folder, the engine config beside it, and what was written."""
+
+    config_file: Path
+    docs_dir: Path
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    loaded: Loaded | None = None
+    generated: Generated | None = None
+
+
+def _inside(base: Path, relative: str) -> Path:
+    """`base/relative`, refusing any path that would leave `base`."""
+    target = (base / relative).resolve()
+    if not target.is_relative_to(base.resolve()):
+        raise StagingError([error(Location(relative, 0, 0), "unsafe-path", "a page path leaves the site folder")])
+    return target
+
+
+def write_tree(docs: Path, files: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """Make `docs` hold exactly `files`, touching only what changed, so an engine watching it rebuilds little.
+
+    Each file is replaced atomically (written beside, then renamed): a watcher never reads half a page.
+    """
+    docs.mkdir(parents=True, exist_ok=True)
+    written: list[str] = []
+    for relative, data in files.items():
+        target = _inside(docs, relative)
+        try:
+            if target.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+        written.append(relative)
+    removed: list[str] = []
+    for path in sorted(docs.rglob("*"), reverse=True):
+        relative = path.relative_to(docs).as_posix()
+        if path.is_dir():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif relative not in files:
+            path.unlink()
+            removed.append(relative)
+    return written, removed
+
+
+def _content_files(root: Path, content_dir: str) -> dict[str, bytes]:
+    """The content folder's files other than Markdown pages (images, downloads, a project's own CSS)."""
+    base = root / content_dir
+    return {
+        path.relative_to(base).as_posix(): path.read_bytes()
+        for path in sorted(base.rglob("*"))
+        if path.is_file() and not path.is_symlink() and path.suffix != ".md"
+    }
+
+
+def _absolute(root: Path, value: Any) -> Any:
+    return str((root / value).resolve()) if isinstance(value, str) else value
+
+
+def _absolute_paths(staged: dict[str, Any], root: Path) -> None:
+    """Paths relative to the project's mkdocs.yml, which the staged config leaves: made absolute."""
+    theme = staged.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        staged["theme"] = {**theme, "custom_dir": _absolute(root, theme["custom_dir"])}
+    for key in ("hooks", "watch"):
+        if isinstance(staged.get(key), list):
+            staged[key] = [_absolute(root, h) for h in staged[key]]
+    if "INHERIT" in staged:
+        staged["INHERIT"] = _absolute(root, staged["INHERIT"])
+
+
+def _extend(values: Any, more: list[str]) -> list[Any]:
+    """`values` (a config list, maybe absent) with the items of `more` it lacks, in order."""
+    have: list[Any] = list(values or [])
+    return have + [m for m in more if m not in have]
+
+
+def engine_config(
+    config: dict[str, Any], root: Path, config_dir: Path, docs_dir: Path, site_dir: Path, nav: list[object] | None, assets: list[str]
+) -> dict[str, Any]:
+    """The project's config for an engine that runs no plugin of ours: our folders, our nav, no `rules`."""
+    staged = dict(config)
+    # Relative to the config file: Zensical 0.0.73 rejects absolute folders.
+    staged["docs_dir"] = os.path.relpath(docs_dir, config_dir)
+    staged["site_dir"] = os.path.relpath(site_dir, config_dir)
+    plugins = [p for p in staged.get("plugins") or [] if plugin_name(p) != PLUGIN_NAME]
+    staged["plugins"] = plugins or ["search"]
+    if nav is not None and not staged.get("nav"):
+        staged["nav"] = nav
+    _absolute_paths(staged, root)
+    css, js = asset_links(assets)
+    staged["extra_css"] = _extend(staged.get("extra_css"), css)
+    staged["extra_javascript"] = _extend(staged.get("extra_javascript"), js)
+    return staged
+
+
+def load_and_generate(root: Path, options: Options, content_dir: str) -> tuple[Loaded, Generated]:
+    """Load, check and render a project; raises `StagingError` on any error in its data or content."""
+    outside = options.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+    loaded = load_project(root, options.data_dir, content_dir, allow_outside_links=outside)
+    if loaded.errors or loaded.project is None:
+        raise StagingError(loaded.problems, loaded)
+    templates = root / options.templates_dir
+    generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved)
+    return loaded, generated
+
+
+def stage(root: Path, target: Path, site_dir: Path) -> Staged:
+    """Write the whole site into `target/docs` and its engine config to `target/mkdocs.yml`.
+
+    Warnings in the data are returned on `Staged.loaded`; errors raise `StagingError`.
+    """
+    config = read_config(root)
+    options = read_options(config)
+    content_dir = str(config.get("docs_dir", "docs"))
+    loaded, generated = load_and_generate(root, options, content_dir)
+    assert loaded.project is not None
+    files: dict[str, bytes] = {path: text.encode("utf-8") for path, text in site_pages(loaded, generated, options, content_dir).items()}
+    assets = asset_files()
+    for path, data in _content_files(root, content_dir).items():
+        files[path] = data
+    for path, data in assets.items():
+        files.setdefault(path, data)  # a project's own file at the same path replaces ours
+    files.update(generated_files(generated, files, content_dir))
+    docs = target / "docs"
+    stage_theme(root, config, target / THEME_DIR)
+    written, removed = write_tree(docs, files)
+    nav = navigation(loaded.project, loaded.content, generated.site_map.titles) if options.nav else None
+    staged_config = engine_config(config, root, target.resolve(), docs.resolve(), site_dir.resolve(), nav, sorted(assets))
+    staged_config["theme"] = {**(staged_config.get("theme") or {}), "custom_dir": THEME_DIR}
+    config_file = target / CONFIG_NAME
+    text = dump_config(staged_config)
+    if not config_file.is_file() or config_file.read_text(encoding="utf-8") != text:
+        config_file.write_text(text, encoding="utf-8")
+    return Staged(config_file, docs, written, removed, loaded, generated)
+
+
+def generated_files(generated: Generated, files: dict[str, bytes], content_dir: str) -> dict[str, bytes]:
+    """Files the generator publishes beside its pages (the open data, the export schema); never over a
+    hand-written file (`page-collision`)."""
+    taken = [path for path in generated.files if path in files]
+    if taken:
+        raise StagingError(
+            [
+                error(Location(f"{content_dir}/{p}", 1, 1), "page-collision", "a hand-written file has the path of a generated file")
+                for p in taken
+            ]
+        )
+    return {path: text.encode("utf-8") for path, text in generated.files.items()}
+
+
+def theme_files(root: Path, config: dict[str, Any]) -> dict[str, bytes]:
+    """The generator's theme templates, then the project's custom_dir over them (the project's win)."""
+    files = dict(_walk_files(resources.files("generator").joinpath(THEME_DIR)))
+    theme = config.get("theme")
+    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+    if isinstance(custom, str) and (root / custom).is_dir():
+        base = root / custom
+        files.update(
+            {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file() and not p.is_symlink()}
+        )
+    return files
+
+
+def _walk_files(folder: Traversable) -> list[tuple[str, bytes]]:
+    return [(path, item.read_bytes()) for path, item in _walk(folder, PurePosixPath("."))]
+
+
+def stage_theme(root: Path, config: dict[str, Any], target: Path) -> None:
+    """One theme folder for the engine: MkDocs and Zensical take a single custom_dir."""
+    write_tree(target, {PurePosixPath(p).as_posix(): data for p, data in theme_files(root, config).items()})
+
+
+def show_problems(target: Path, problems: list[Problem]) -> None:
+    """While serving: every staged page becomes the page of located problems, so the open browser tab
+    shows them after the engine reloads; the next good staging writes the pages back."""
+    docs = target / "docs"
+    pages = [p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.md")]
+    for page, text in error_pages(problems, pages).items():
+        (_inside(docs, f"{page}.md")).write_text(text, encoding="utf-8")
+
+
+def remove(target: Path) -> None:
+    shutil.rmtree(target, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m generator.staging ROOT TARGET [--strict]`: stage in a process of its own.
+
+    `cadence build` runs this before the engine, so the generator's memory is returned to the system
+    before the engine starts: the two never hold their peaks at once. Problems go to stderr, one line
+    each; exit 1 on an error (or a warning with --strict).
+    """
+    parser = argparse.ArgumentParser(prog="python -m generator.staging", description="Stage a rules project for an engine.")
+    parser.add_argument("root", type=Path)
+    parser.add_argument("target", type=Path)
+    parser.add_argument("--strict", action="store_true", help="warnings count as problems")
+    args = parser.parse_args(argv)
+    try:
+        staged = stage(args.root, args.target, args.target / "site")
+    except StagingError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    problems = staged.loaded.problems if staged.loaded is not None else []
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if args.strict and problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

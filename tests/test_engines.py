@@ -1,0 +1,349 @@
+"""The staging build on both engines: `cadence build --engine mkdocs|zensical` give the same site.
+
+Real builds of the shipped Cadence site and the Wasteland example with MkDocs and with Zensical,
+compared on what matters to a reader (page paths, heading ids, rule links that resolve, tooltips);
+labels from data in a real build; the one asset mechanism; post-build steps; `cadence serve` with
+both engines picking up a data edit.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from generator import cli, postbuild
+from generator.postbuild import BuildContext
+from generator.staging import ASSETS_PREFIX, asset_files, asset_links
+
+from .conftest import MINI, REPO, copy_project
+
+WASTELAND = REPO / "examples" / "wasteland-tactics"
+ENGINES = ("mkdocs", "zensical")
+PROJECTS = {"cadence": REPO, "wasteland": WASTELAND}
+
+
+def cadence_build(project: Path, site: Path, engine: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "generator.cli", "-C", str(project), "build", "--strict", "--site-dir", str(site), "--engine", engine]
+    return subprocess.run(command, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=600)
+
+
+@pytest.fixture(scope="session")
+def engine_sites(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """Each shipped project built by each engine through `cadence build`."""
+    sites: dict[tuple[str, str], Path] = {}
+    for name, project in PROJECTS.items():
+        for engine in ENGINES:
+            site = tmp_path_factory.mktemp(f"{name}-{engine}") / "site"
+            result = cadence_build(project, site, engine)
+            assert result.returncode == 0, result.stderr
+            sites[name, engine] = site
+    return sites
+
+
+class Page(HTMLParser):
+    """What a reader relies on in one built page: ids, heading ids and links (with tooltips) of the article."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.headings: list[str] = []
+        self.links: list[tuple[str, str]] = []
+        self.title = ""
+        self._article = 0
+        self._in_title = False
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attr = {k: v or "" for k, v in attrs}
+        if "id" in attr:
+            self.ids.add(attr["id"])
+        if tag == "title":
+            self._in_title = True
+        if tag == "article":
+            self._article += 1
+        if not self._article:
+            return
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6") and attr.get("id"):
+            self.headings.append(attr["id"])
+        if tag == "a" and "href" in attr and "headerlink" not in attr.get("class", ""):
+            self.links.append((attr["href"], html.unescape(attr.get("title", ""))))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article":
+            self._article -= 1
+        if tag == "title":
+            self._in_title = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+
+
+class NavTitles(HTMLParser):
+    """The titles of a page's menu entries (Material's `md-nav__link` items)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.titles: set[str] = set()
+        self._depth = 0
+        self._text = ""
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._depth:
+            self._depth += 1
+        elif "md-nav__link" in (dict(attrs).get("class") or "").split():
+            self._depth, self._text = 1, ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._depth:
+            self._depth -= 1
+            if not self._depth and self._text.strip():
+                self.titles.add(" ".join(self._text.split()))
+
+    def handle_data(self, data: str) -> None:
+        if self._depth:
+            self._text += data
+
+
+def pages_of(site: Path) -> dict[str, Page]:
+    """Every content page of a built site (the engines' own 404 pages left out)."""
+    return {
+        p.relative_to(site).as_posix(): Page(p.read_text(encoding="utf-8")) for p in sorted(site.rglob("*.html")) if p.name != "404.html"
+    }
+
+
+def broken_links(site: Path, pages: dict[str, Page]) -> list[str]:
+    """Relative links in articles whose page or anchor does not exist in the built site."""
+    broken = []
+    for path, page in pages.items():
+        for href, _ in page.links:
+            if href.startswith(("http://", "https://", "mailto:")) or not href:
+                continue
+            target, _, anchor = href.partition("#")
+            resolved = (site / path).parent / target if target else site / path
+            key = resolved.resolve().relative_to(site.resolve()).as_posix() if resolved.resolve().is_relative_to(site.resolve()) else ""
+            if not resolved.is_file():
+                broken.append(f"{path}: {href} (no page)")
+            elif anchor and key.endswith(".html") and anchor not in pages[key].ids:
+                broken.append(f"{path}: {href} (no anchor)")
+    return broken
+
+
+@pytest.mark.parametrize("name", list(PROJECTS))
+def test_both_engines_build_the_same_site(name: str, engine_sites: dict[tuple[str, str], Path]) -> None:
+    mkdocs_site, zensical_site = engine_sites[name, "mkdocs"], engine_sites[name, "zensical"]
+    mkdocs_pages, zensical_pages = pages_of(mkdocs_site), pages_of(zensical_site)
+    assert len(mkdocs_pages) > 10
+    assert sorted(mkdocs_pages) == sorted(zensical_pages)
+    rule_links = 0
+    for path, page in mkdocs_pages.items():
+        other = zensical_pages[path]
+        assert page.headings == other.headings, path
+        tooltips = sorted((href, title) for href, title in page.links if title)
+        assert tooltips == sorted((href, title) for href, title in other.links if title), path
+        rule_links += sum(1 for href, title in page.links if title and "#" in href)
+    assert rule_links > 50  # rule links with their tooltips are on the pages, in both engines
+    assert broken_links(mkdocs_site, mkdocs_pages) == []
+    assert broken_links(zensical_site, zensical_pages) == []
+
+
+def test_every_generator_asset_reaches_both_sites(engine_sites: dict[tuple[str, str], Path]) -> None:
+    assets = asset_files()
+    assert any(path.endswith(".css") for path in assets)
+    _, scripts = asset_links(sorted(assets))
+    assert any(path.endswith("/search.js") for path in scripts)  # page scripts; a worker's script is not linked
+    for engine in ENGINES:
+        site = engine_sites["cadence", engine]
+        index = (site / "index.html").read_text(encoding="utf-8")
+        for path, data in assets.items():
+            assert path.startswith(f"{ASSETS_PREFIX}/")
+            assert (site / path).read_bytes() == data, (engine, path)
+            if path.endswith(".css"):  # MkDocs links `assets/…`, Zensical `./assets/…`
+                assert re.search(rf'<link[^>]+href="(\./)?{re.escape(path)}"', index), (engine, path)
+            if path in scripts:
+                assert re.search(rf'<script[^>]+src="(\./)?{re.escape(path)}"', index), (engine, path)
+
+
+def test_definitions_search_boost_is_in_the_mkdocs_index(engine_sites: dict[tuple[str, str], Path]) -> None:
+    """Material's search reads the boost from page meta; Zensical 0.0.x has no boost (README: its limits)."""
+    import json
+
+    index = json.loads((engine_sites["cadence", "mkdocs"] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    boosted = {doc["location"].split("#")[0] for doc in index["docs"] if doc.get("boost")}
+    assert "core-rules/special-rules-appendix.html" in boosted
+    zensical = json.loads((engine_sites["cadence", "zensical"] / "search.json").read_text(encoding="utf-8"))
+    located = {item["location"].split("#")[0] for item in zensical["items"]}
+    assert "core-rules/special-rules-appendix.html" in located
+    assert not any(loc.endswith("/errata.html") for loc in located)  # `search: exclude` is honoured by both
+
+
+GERMAN = {
+    "home": "Startseite",
+    "overview": "Übersicht",
+    "errata": "Korrekturen",
+    "module_errata": "Korrekturen zu {module}",
+    "released": "Veröffentlichte Spiele",
+    "in_development": "Spiele in Entwicklung",
+    "rules_index": "Regelverzeichnis",
+    "changes": "Letzte Änderungen",
+    "licences": "Lizenzen",
+    "about": "Über uns",
+}
+
+
+def test_labels_from_data_reach_the_navigation_and_titles(tmp_path: Path) -> None:
+    project = copy_project(REPO, tmp_path / "cadence")
+    system = project / "data" / "system.yaml"
+    text = system.read_text(encoding="utf-8")
+    labels = "".join(f'    {key}: "{value}"\n' for key, value in GERMAN.items())
+    text = text[: text.index("  labels:\n")] + "  labels:\n" + labels
+    system.write_text(text, encoding="utf-8")
+    result = cadence_build(project, project / "site", "mkdocs")
+    assert result.returncode == 0, result.stderr
+    site = project / "site"
+    built = [p.read_text(encoding="utf-8") for p in site.rglob("*.html")]
+    # with `navigation.indexes` a module's Overview entry names the index page (its <title>), not a menu link
+    menu = set().union(*(NavTitles(text).titles for text in built)) | {Page(text).title.split(" - ")[0] for text in built}
+    assert {GERMAN[key] for key in GERMAN if key != "module_errata"} <= menu
+    english = {"Home", "Released Games", "Games in Development", "Rules Index", "Recent Changes", "Licences", "Overview", "Errata", "About"}
+    assert menu & english == set()
+    headings = {
+        "fracture/errata.html": "Korrekturen zu Fracture",
+        "rules-index.html": "Regelverzeichnis",
+        "released-games.html": "Veröffentlichte Spiele",
+        "games-in-development.html": "Spiele in Entwicklung",
+        "licences.html": "Lizenzen",
+        "recent-changes.html": "Letzte Änderungen",
+    }
+    for path, heading in headings.items():
+        assert re.search(rf"<h1[^>]*>{re.escape(heading)}<", (site / path).read_text(encoding="utf-8")), path
+
+
+def test_post_build_steps_run_after_either_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def step(site_dir: Path, context: BuildContext) -> None:
+        seen.append((context.engine, (site_dir / "index.html").is_file()))
+        (site_dir / "stamp.txt").write_text(context.engine, encoding="utf-8")
+
+    monkeypatch.setattr(postbuild, "STEPS", [step])
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    for engine in ENGINES:
+        site = tmp_path / engine / "site"
+        assert cli.main(["-C", str(MINI), "build", "--quiet", "--site-dir", str(site), "--engine", engine]) == 0
+        assert (site / "stamp.txt").read_text(encoding="utf-8") == engine
+    # the plugin runs the same steps at the end of a plain `mkdocs build`
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(MINI / "mkdocs.yml"), site_dir=str(tmp_path / "plain"))
+    build(config)
+    assert seen == [("mkdocs", True), ("zensical", True), ("mkdocs", True)]
+    assert (tmp_path / "plain" / "stamp.txt").is_file()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return str(response.read().decode("utf-8"))
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return ""
+
+
+@pytest.fixture()
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    project = copy_project(MINI, tmp_path / "mini")
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "generator.cli", "-C", str(project), "serve", "--engine", request.param, "--dev-addr", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        start_new_session=True,
+    )
+    try:
+        yield project, f"http://127.0.0.1:{port}"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _wait_for(url: str, needle: str, timeout: float = 90) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if needle in _get(url):
+            return True
+        time.sleep(0.3)
+    return False
+
+
+@pytest.mark.parametrize("served", ENGINES, indirect=True)
+def test_serve_shows_a_data_edit(served: tuple[Path, str]) -> None:
+    project, base = served
+    url = f"{base}/skirmish/army-lists/rangers.html"
+    assert _wait_for(url, "Scouts of the")
+    data = project / "data/skirmish/army-lists/rangers.yaml"
+    text = data.read_text(encoding="utf-8")
+    data.write_text(text.replace("intro: Scouts of the", "intro: Wardens of the", 1), encoding="utf-8")
+    assert _wait_for(url, "Wardens of the")
+
+
+def test_properdocs_builds_the_same_html_as_mkdocs(tmp_path: Path) -> None:
+    """ProperDocs, the maintained MkDocs 1.x fork, on the same staged tree: only the generator meta tag differs."""
+    sites = {}
+    for engine in ("mkdocs", "properdocs"):
+        sites[engine] = tmp_path / engine
+        result = cadence_build(MINI, sites[engine], engine)
+        assert result.returncode == 0, result.stderr
+    generator_meta = re.compile(r'<meta name="generator" content="[^"]*">')
+    files = {p.relative_to(sites["mkdocs"]).as_posix() for p in sites["mkdocs"].rglob("*.html")}
+    assert files == {p.relative_to(sites["properdocs"]).as_posix() for p in sites["properdocs"].rglob("*.html")}
+    assert "ProperDocs" in (sites["properdocs"] / "index.html").read_text(encoding="utf-8")
+    for name in files:
+        a, b = ((sites[e] / name).read_text(encoding="utf-8") for e in ("mkdocs", "properdocs"))
+        assert generator_meta.sub("", a) == generator_meta.sub("", b), name
+
+
+def test_restaging_rewrites_only_what_changed(tmp_path: Path) -> None:
+    """`cadence serve` re-stages on every edit; an engine watching the tree then rebuilds only what changed."""
+    from generator.staging import stage
+
+    project = copy_project(MINI, tmp_path / "mini")
+    target = tmp_path / "stage"
+    first = stage(project, target, target / "site")
+    assert "skirmish/army-lists/rangers.md" in first.written and "mkdocs.yml" not in first.written
+    assert stage(project, target, target / "site").written == []
+    data = project / "data/skirmish/army-lists/rangers.yaml"
+    data.write_text(data.read_text(encoding="utf-8").replace("intro: Scouts of the", "intro: Wardens of the", 1), encoding="utf-8")
+    again = stage(project, target, target / "site")
+    assert again.written == ["skirmish/army-lists/rangers.md"]
+    assert "Wardens of the" in (target / "docs/skirmish/army-lists/rangers.md").read_text(encoding="utf-8")
+    picture = project / "content/skirmish/map.svg"
+    picture.write_text("<svg/>", encoding="utf-8")
+    assert stage(project, target, target / "site").written == ["skirmish/map.svg"]
+    picture.unlink()
+    assert stage(project, target, target / "site").removed == ["skirmish/map.svg"]
