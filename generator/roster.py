@@ -388,20 +388,30 @@ def _check_times_taken(army: dict[str, Any], unit: dict[str, Any], counts: dict[
     """How often a unit is taken: per army (counting the units it shares the limit with), per other unit, in groups."""
     composition = unit["composition"]
     count = counts.get(unit["id"], 0) + sum(counts.get(other, 0) for other in composition["shared_with"])
-    per_army = composition["per_army"]
+    _check_per_army(unit, composition["per_army"], count, verdict)
+    if composition["per_unit"] and count:
+        _check_per_unit(army, unit, composition["per_unit"], count, counts, verdict)
+    taken_in = composition["taken_in"]
+    if taken_in and counts.get(unit["id"], 0) % taken_in:
+        verdict.add("error", "roster-taken-in", "units", unit=unit["name"], count=counts[unit["id"]], size=taken_in)
+
+
+def _check_per_army(unit: dict[str, Any], per_army: dict[str, Any] | None, count: int, verdict: Verdict) -> None:
     if per_army and per_army["min"] is not None and count < per_army["min"]:
         verdict.add("error", "roster-per-army-min", "units", unit=unit["name"], min=per_army["min"], count=count)
     if per_army and per_army["max"] is not None and count > per_army["max"]:
         verdict.add("error", "roster-per-army-max", "units", unit=unit["name"], max=per_army["max"], count=count)
-    per_unit = composition["per_unit"]
-    if per_unit and count:
-        allowed = per_unit["max"] * counts.get(per_unit["unit"], 0)
-        if count > allowed:
-            other = next((u for u in army["units"] if u["id"] == per_unit["unit"]), None)
-            other_name = other["name"] if other else per_unit["unit"]
-            verdict.add("error", "roster-per-unit", "units", unit=unit["name"], count=count, other=other_name, allowed=allowed)
-    if composition["taken_in"] and counts.get(unit["id"], 0) % composition["taken_in"]:
-        verdict.add("error", "roster-taken-in", "units", unit=unit["name"], count=counts[unit["id"]], size=composition["taken_in"])
+
+
+def _check_per_unit(
+    army: dict[str, Any], unit: dict[str, Any], per_unit: dict[str, Any], count: int, counts: dict[str, int], verdict: Verdict
+) -> None:
+    """So many of this unit for every one of another unit taken (one transport per squad)."""
+    allowed = per_unit["max"] * counts.get(per_unit["unit"], 0)
+    if count > allowed:
+        other = next((u for u in army["units"] if u["id"] == per_unit["unit"]), None)
+        other_name = other["name"] if other else per_unit["unit"]
+        verdict.add("error", "roster-per-unit", "units", unit=unit["name"], count=count, other=other_name, allowed=allowed)
 
 
 def _check_max_units(building: dict[str, Any], units: int, verdict: Verdict) -> None:
