@@ -10,11 +10,12 @@ roster checker's message templates travel with the data so that every runtime pr
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .catalogue import ListEntry, Project, Scope
-from .model import CostRules, Model, Module, Range, SpecialRule, Unit, Upgrade, Weapon, slugify
+from .model import Composition, CostRules, Model, Module, Range, SpecialRule, Unit, UnitUpgrades, UnitWeapons, Upgrade, Weapon, slugify
 from .points import cost
 
 #: Bumped whenever a reader would misread a document of the previous version.
@@ -169,6 +170,7 @@ class _ListExporter:
         return [self.weapon(found)] if found is not None else []
 
     def unit(self, unit: Unit, unit_ids: dict[str, str]) -> dict[str, Any]:
+        """A unit with its models, what it is made of, and the weapons and upgrades it may take, by id."""
         uid = f"{self.entry.army_list.id}/{unit.id or slugify(unit.name)}"
         models = []
         for index, model in enumerate(unit.models):
@@ -176,53 +178,46 @@ class _ListExporter:
             models.append(
                 {"name": model.name, "points": model.points, "profile": dict(model.profile), "rules": self.rule_uses(model.rules)}
             )
-        composition = unit.composition
-        weapons = unit.weapons
-        upgrades = unit.upgrades
-        per_unit = composition.per_unit if composition else None
         return {
             "id": uid,
             "name": unit.name,
             "category": unit.category,
             "spending_cap": unit.spending_cap,
             "models": models,
-            "composition": {
-                "models": _range(composition.models if composition else None),
-                "per_army": _range(composition.per_army if composition else None),
-                "shared_with": [
-                    unit_ids.get(slugify(n), n) for n in (composition.per_army.shared_with if composition and composition.per_army else ())
-                ],
-                "per_unit": {"unit": unit_ids.get(slugify(per_unit.unit), per_unit.unit), "max": per_unit.max} if per_unit else None,
-                "limits": [{"model": limit.model, "max": limit.max} for limit in (composition.limits if composition else ())],
-                "taken_in": composition.taken_in if composition else None,
-            },
-            "weapons": {
-                "fixed": [k for n in (weapons.fixed if weapons else ()) for k in self.weapons_named(n)],
-                "by_model": {m.model: [k for n in m.fixed for k in self.weapons_named(n)] for m in (weapons.by_model if weapons else ())},
-                "options": [
-                    {"weapons": [k for n in (*o.lists, *o.weapons) for k in self.weapons_named(n)], "min": o.min, "max": o.max}
-                    for o in (weapons.options if weapons else ())
-                ],
-                "swaps": [
-                    {"with": [k for n in (*s.with_, *s.lists) for k in self.weapons_named(n)], "models": s.models}
-                    for s in (weapons.swaps if weapons else ())
-                ],
-                "same": bool(weapons and weapons.same),
-                "total": _range(weapons.total if weapons else None),
-            },
-            "upgrades": {
-                "fixed": [
-                    self.upgrade(u) for n in (upgrades.fixed if upgrades else ()) if (u := self.project.one("upgrades", n, self.scope))
-                ],
-                "options": [
-                    {"upgrade": self.upgrade(u), "models": list(o.models) if not isinstance(o, str) else []}
-                    for o in (upgrades.options if upgrades else ())
-                    if (u := self.project.one("upgrades", o if isinstance(o, str) else o.name, self.scope))
-                ],
-                "min": upgrades.min if upgrades else None,
-                "max": upgrades.max if upgrades else None,
-            },
+            "composition": _composition(unit.composition, unit_ids),
+            "weapons": self.weapon_choices(unit.weapons),
+            "upgrades": self.upgrade_choices(unit.upgrades),
         }
+
+    def weapons_in(self, names: Iterable[str]) -> list[str]:
+        """The ids of every weapon the names stand for, in order (a list's name stands for all its weapons)."""
+        return [k for n in names for k in self.weapons_named(n)]
+
+    def weapon_choices(self, weapons: UnitWeapons | None) -> dict[str, Any]:
+        """What a unit's models carry (`fixed`, `by_model`) and may choose (`options`, `swaps`)."""
+        if weapons is None:
+            return {"fixed": [], "by_model": {}, "options": [], "swaps": [], "same": False, "total": None}
+        return {
+            "fixed": self.weapons_in(weapons.fixed),
+            "by_model": {m.model: self.weapons_in(m.fixed) for m in weapons.by_model},
+            "options": [{"weapons": self.weapons_in((*o.lists, *o.weapons)), "min": o.min, "max": o.max} for o in weapons.options],
+            "swaps": [{"with": self.weapons_in((*s.with_, *s.lists)), "models": s.models} for s in weapons.swaps],
+            "same": bool(weapons.same),
+            "total": _range(weapons.total),
+        }
+
+    def upgrade_choices(self, upgrades: UnitUpgrades | None) -> dict[str, Any]:
+        """The upgrades every model has, those it may take (optionally only some models), and how many."""
+        if upgrades is None:
+            return {"fixed": [], "options": [], "min": None, "max": None}
+        fixed = [self.upgrade(u) for n in upgrades.fixed if (u := self.project.one("upgrades", n, self.scope))]
+        options = []
+        for option in upgrades.options:
+            name, models = (option, []) if isinstance(option, str) else (option.name, list(option.models))
+            found = self.project.one("upgrades", name, self.scope)
+            if found:
+                options.append({"upgrade": self.upgrade(found), "models": models})
+        return {"fixed": fixed, "options": options, "min": upgrades.min, "max": upgrades.max}
 
     def export(self) -> dict[str, Any]:
         scopes = [s for s in self.scope.chain() if "/" in s.key]
@@ -246,6 +241,21 @@ class _ListExporter:
             "weapons": self.weapons,
             "upgrades": self.upgrades,
         }
+
+
+def _composition(composition: Composition | None, unit_ids: dict[str, str]) -> dict[str, Any]:
+    """How many models a unit has and how often an army takes it, with other units named by id."""
+    if composition is None:
+        return {"models": None, "per_army": None, "shared_with": [], "per_unit": None, "limits": [], "taken_in": None}
+    per_army, per_unit = composition.per_army, composition.per_unit
+    return {
+        "models": _range(composition.models),
+        "per_army": _range(per_army),
+        "shared_with": [unit_ids.get(slugify(n), n) for n in (per_army.shared_with if per_army else ())],
+        "per_unit": {"unit": unit_ids.get(slugify(per_unit.unit), per_unit.unit), "max": per_unit.max} if per_unit else None,
+        "limits": [{"model": limit.model, "max": limit.max} for limit in composition.limits],
+        "taken_in": composition.taken_in,
+    }
 
 
 def _plain(text: str) -> str:
@@ -333,123 +343,16 @@ def to_json(data: dict[str, Any]) -> str:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of a module document (format_version 1)."""
-    nullable_int = {"type": ["integer", "null"]}
-    rng = {"type": ["object", "null"], "properties": {"min": nullable_int, "max": nullable_int}, "additionalProperties": False}
-    value = {"type": ["integer", "string"]}
-    profile = {"type": "object", "additionalProperties": value}
-    uses = {
-        "type": "array",
-        "items": {
-            "type": "object",
-            "required": ["text", "rule"],
-            "properties": {"text": {"type": "string"}, "rule": {"type": ["string", "null"]}},
-        },
-    }
-    ids = {"type": "array", "items": {"type": "string"}}
-    unit = {
-        "type": "object",
-        "required": ["id", "name", "models", "composition", "weapons", "upgrades"],
-        "properties": {
-            "id": {"type": "string"},
-            "name": {"type": "string"},
-            "category": {"type": ["string", "null"]},
-            "spending_cap": nullable_int,
-            "models": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["name", "points", "profile", "rules"],
-                    "properties": {"name": {"type": "string"}, "points": nullable_int, "profile": profile, "rules": uses},
-                },
-            },
-            "composition": {
-                "type": "object",
-                "properties": {
-                    "models": rng,
-                    "per_army": rng,
-                    "shared_with": ids,
-                    "per_unit": {"type": ["object", "null"], "properties": {"unit": {"type": "string"}, "max": {"type": "integer"}}},
-                    "limits": {
-                        "type": "array",
-                        "items": {"type": "object", "properties": {"model": {"type": "string"}, "max": {"type": "integer"}}},
-                    },
-                    "taken_in": nullable_int,
-                },
-            },
-            "weapons": {
-                "type": "object",
-                "properties": {
-                    "fixed": ids,
-                    "by_model": {"type": "object", "additionalProperties": ids},
-                    "options": {
-                        "type": "array",
-                        "items": {"type": "object", "properties": {"weapons": ids, "min": {"type": "integer"}, "max": {"type": "integer"}}},
-                    },
-                    "swaps": {"type": "array", "items": {"type": "object", "properties": {"with": ids, "models": value}}},
-                    "same": {"type": "boolean"},
-                    "total": rng,
-                },
-            },
-            "upgrades": {
-                "type": "object",
-                "properties": {
-                    "fixed": ids,
-                    "options": {"type": "array", "items": {"type": "object", "properties": {"upgrade": {"type": "string"}, "models": ids}}},
-                    "min": nullable_int,
-                    "max": nullable_int,
-                },
-            },
-        },
-    }
-    weapon = {
-        "type": "object",
-        "required": ["name", "points", "profile", "rules", "modes"],
-        "properties": {"name": {"type": "string"}, "points": nullable_int, "profile": profile, "rules": uses, "modes": {"type": "array"}},
-    }
-    upgrade = {
-        "type": "object",
-        "required": ["name", "points", "cost", "cost_per_other_upgrade", "effect", "sets", "grants"],
-        "properties": {
-            "name": {"type": "string"},
-            "type": {"type": ["string", "null"]},
-            "points": {"type": ["integer", "string", "null"]},
-            "cost": {"type": "integer"},
-            "cost_per_other_upgrade": {"type": "boolean"},
-            "effect": {"type": "string"},
-            "limit": {"type": ["string", "null"]},
-            "sets": profile,
-            "grants": uses,
-        },
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "Cadence Rules module export",
-        "type": "object",
-        "required": ["format_version", "system", "module", "lists", "rules", "messages"],
-        "properties": {
-            "format_version": {"const": FORMAT_VERSION},
-            "system": {"type": "object", "required": ["id", "name", "profiles"]},
-            "module": {"type": "object", "required": ["id", "title", "currency", "terms", "army_building"]},
-            "lists": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["id", "name", "page", "units", "weapons", "upgrades"],
-                    "properties": {
-                        "units": {"type": "array", "items": unit},
-                        "weapons": {"type": "object", "additionalProperties": weapon},
-                        "upgrades": {"type": "object", "additionalProperties": upgrade},
-                    },
-                },
-            },
-            "rules": {
-                "type": "object",
-                "additionalProperties": {"type": "object", "required": ["name", "title", "kind", "text"]},
-            },
-            "messages": {"type": "object", "additionalProperties": {"type": "string"}},
-        },
-    }
+    """The JSON Schema of a module document, shipped as `schemas/export.schema.json`.
+
+    The schema's `format_version` constant is this module's FORMAT_VERSION, so the two cannot drift.
+    """
+    from importlib import resources
+
+    text = resources.files("generator").joinpath("schemas", "export.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    schema["properties"]["format_version"]["const"] = FORMAT_VERSION
+    return schema
 
 
 # --- publishing in the site ----------------------------------------------------------------------

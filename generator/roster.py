@@ -78,23 +78,39 @@ class Verdict:
 # --- reading -----------------------------------------------------------------------------------
 
 
+def _text(value: Any, path: str, verdict: Verdict) -> str | None:
+    """A name, or None (reported) when the value is not a non-blank string."""
+    if isinstance(value, str) and value.strip():
+        return str(value)
+    verdict.add("error", "roster-format", path, what=path, expected="a name")
+    return None
+
+
+def _names(value: Any, path: str, verdict: Verdict) -> list[str]:
+    """A list of names; items that are not names are reported and left out."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        verdict.add("error", "roster-format", path, what=path, expected="a list of names")
+        return []
+    return [str(v) for k, v in enumerate(value) if _text(v, f"{path}[{k}]", verdict) is not None]
+
+
+def _whole(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _list_at(value: Any, path: str, verdict: Verdict) -> list[Any]:
+    """A list (a missing or empty one is fine); anything else is reported and read as empty."""
+    value = value or []
+    if isinstance(value, list):
+        return value
+    verdict.add("error", "roster-format", path, what=path, expected="a list")
+    return []
+
+
 def normalise(raw: Any, verdict: Verdict) -> dict[str, Any]:
     """A raw roster as plain values of the right types; wrong types are reported and left out."""
-
-    def text(value: Any, path: str, what: str) -> str | None:
-        if isinstance(value, str) and value.strip():
-            return str(value)
-        verdict.add("error", "roster-format", path, what=what, expected="a name")
-        return None
-
-    def names(value: Any, path: str) -> list[str]:
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            verdict.add("error", "roster-format", path, what=path, expected="a list of names")
-            return []
-        return [str(v) for k, v in enumerate(value) if text(v, f"{path}[{k}]", f"{path}[{k}]") is not None]
-
     out: dict[str, Any] = {"module": None, "list": None, "points": None, "units": []}
     if not isinstance(raw, dict):
         verdict.add("error", "roster-format", "", what="a roster", expected="a mapping")
@@ -102,44 +118,49 @@ def normalise(raw: Any, verdict: Verdict) -> dict[str, Any]:
     version = raw.get("format_version", ROSTER_VERSION)
     if version != ROSTER_VERSION or isinstance(version, bool):
         verdict.add("error", "roster-format", "format_version", what="format_version", expected=str(ROSTER_VERSION))
-    out["module"] = text(raw.get("module"), "module", "module")
-    out["list"] = text(raw.get("list"), "list", "list")
-    points = raw.get("points")
-    if points is not None:
-        if isinstance(points, int) and not isinstance(points, bool) and points >= 0:
-            out["points"] = int(points)
-        else:
-            verdict.add("error", "roster-format", "points", what="points", expected="a whole number")
-    units = raw.get("units") or []
-    if not isinstance(units, list):
-        verdict.add("error", "roster-format", "units", what="units", expected="a list")
-        units = []
-    for i, unit in enumerate(units):
-        path = f"units[{i}]"
-        if not isinstance(unit, dict):
-            verdict.add("error", "roster-format", path, what=path, expected="a mapping")
-            continue
-        name = text(unit.get("unit"), f"{path}.unit", f"{path}.unit")
-        groups = unit.get("models") or []
-        if not isinstance(groups, list):
-            verdict.add("error", "roster-format", f"{path}.models", what=f"{path}.models", expected="a list")
-            groups = []
-        models = []
-        for j, group in enumerate(groups):
-            gpath = f"{path}.models[{j}]"
-            if not isinstance(group, dict):
-                verdict.add("error", "roster-format", gpath, what=gpath, expected="a mapping")
-                continue
-            model = text(group.get("model"), f"{gpath}.model", f"{gpath}.model")
-            count = group.get("count", 1)
-            if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-                verdict.add("error", "roster-format", f"{gpath}.count", what=f"{gpath}.count", expected="a whole number of at least 1")
-                count = 1
-            weapons = names(group.get("weapons"), f"{gpath}.weapons")
-            upgrades = names(group.get("upgrades"), f"{gpath}.upgrades")
-            models.append({"model": model, "count": int(count), "weapons": weapons, "upgrades": upgrades})
-        out["units"].append({"unit": name, "models": models})
+    out["module"] = _text(raw.get("module"), "module", verdict)
+    out["list"] = _text(raw.get("list"), "list", verdict)
+    out["points"] = _points(raw.get("points"), verdict)
+    for i, unit in enumerate(_list_at(raw.get("units"), "units", verdict)):
+        entry = _unit_entry(unit, f"units[{i}]", verdict)
+        if entry is not None:
+            out["units"].append(entry)
     return out
+
+
+def _points(points: Any, verdict: Verdict) -> int | None:
+    """The game size's points, if the roster names one."""
+    if points is None:
+        return None
+    if _whole(points, 0):
+        return int(points)
+    verdict.add("error", "roster-format", "points", what="points", expected="a whole number")
+    return None
+
+
+def _unit_entry(unit: Any, path: str, verdict: Verdict) -> dict[str, Any] | None:
+    if not isinstance(unit, dict):
+        verdict.add("error", "roster-format", path, what=path, expected="a mapping")
+        return None
+    name = _text(unit.get("unit"), f"{path}.unit", verdict)
+    groups = _list_at(unit.get("models"), f"{path}.models", verdict)
+    models = [m for j, group in enumerate(groups) if (m := _model_group(group, f"{path}.models[{j}]", verdict)) is not None]
+    return {"unit": name, "models": models}
+
+
+def _model_group(group: Any, path: str, verdict: Verdict) -> dict[str, Any] | None:
+    """One line of a unit: a model, how many of it, and the weapons and upgrades each one takes."""
+    if not isinstance(group, dict):
+        verdict.add("error", "roster-format", path, what=path, expected="a mapping")
+        return None
+    model = _text(group.get("model"), f"{path}.model", verdict)
+    count = group.get("count", 1)
+    if not _whole(count, 1):
+        verdict.add("error", "roster-format", f"{path}.count", what=f"{path}.count", expected="a whole number of at least 1")
+        count = 1
+    weapons = _names(group.get("weapons"), f"{path}.weapons", verdict)
+    upgrades = _names(group.get("upgrades"), f"{path}.upgrades", verdict)
+    return {"model": model, "count": int(count), "weapons": weapons, "upgrades": upgrades}
 
 
 # --- checking ----------------------------------------------------------------------------------
@@ -153,6 +174,31 @@ def _find(items: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
 def _find_id(ids: list[str], table: dict[str, Any], name: str) -> str | None:
     key = norm(name)
     return next((k for k in ids if norm(table[k]["name"]) == key), None)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A unit of the roster being checked: what it is in the export, and where it is in the roster."""
+
+    export: ModuleExport
+    army: dict[str, Any]
+    unit: dict[str, Any]
+    path: str
+    currency: str
+
+    @property
+    def name(self) -> str:
+        return str(self.unit["name"])
+
+
+@dataclass
+class _Tally:
+    """What a unit's model lines add up to."""
+
+    cost: int = 0
+    models: int = 0
+    by_model: dict[str, int] = field(default_factory=dict)
+    loadouts: list[list[str]] = field(default_factory=list)
 
 
 def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | None = None) -> Verdict:
@@ -176,7 +222,7 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         if unit is None:
             verdict.add("warning", "roster-dropped", f"units[{i}].unit", what="unit", name=entry["unit"], owner=army["name"])
             continue
-        unit_cost = _check_unit(export, army, unit, entry["models"], f"units[{i}]", currency, verdict)
+        unit_cost = _check_unit(_Unit(export, army, unit, f"units[{i}]", currency), entry["models"], verdict)
         kept.append((i, unit, unit_cost))
         verdict.unit_costs.append(unit_cost)
     verdict.total = sum(c for _, _, c in kept)
@@ -184,117 +230,135 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
     return verdict
 
 
-def _check_unit(
-    export: ModuleExport,
-    army: dict[str, Any],
-    unit: dict[str, Any],
-    groups: list[dict[str, Any]],
-    path: str,
-    currency: str,
-    verdict: Verdict,
-) -> int:
-    weapons, upgrades = unit["weapons"], unit["upgrades"]
-    allowed_weapons = [k for o in weapons["options"] for k in o["weapons"]] + [k for s in weapons["swaps"] for k in s["with"]]
-    composition = unit["composition"]
-    total_cost = 0
-    model_count = 0
-    by_model: dict[str, int] = {}
-    loadouts: list[list[str]] = []
+# --- one unit ------------------------------------------------------------------------------------
+
+
+def _check_unit(unit: _Unit, groups: list[dict[str, Any]], verdict: Verdict) -> int:
+    """Cost a unit's model lines and check each, then the unit as a whole; returns its cost."""
+    tally = _Tally()
     for j, group in enumerate(groups):
-        gpath = f"{path}.models[{j}]"
-        if group["model"] is None:
-            continue
-        index = next((n for n, m in enumerate(unit["models"]) if norm(m["name"]) == norm(group["model"])), None)
-        if index is None:
-            verdict.add("warning", "roster-dropped", f"{gpath}.model", what="model", name=group["model"], owner=unit["name"])
-            continue
-        model = unit["models"][index]
-        chosen_weapons: list[str] = []
-        for k, name in enumerate(group["weapons"]):
-            wid = _find_id(allowed_weapons, army["weapons"], name)
-            if wid is None:
-                wid = _find_id(list(army["weapons"]), army["weapons"], name)
-                if wid is None:
-                    verdict.add("warning", "roster-dropped", f"{gpath}.weapons[{k}]", what="weapon", name=name, owner=army["name"])
-                    continue
-                verdict.add(
-                    "error",
-                    "roster-weapon",
-                    f"{gpath}.weapons[{k}]",
-                    model=model["name"],
-                    unit=unit["name"],
-                    weapon=army["weapons"][wid]["name"],
-                )
-            chosen_weapons.append(wid)
-        offered = [o["upgrade"] for o in upgrades["options"] if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
-        chosen_upgrades: list[str] = []
-        for k, name in enumerate(group["upgrades"]):
-            uid = _find_id(offered, army["upgrades"], name)
-            if uid is None:
-                uid = _find_id(list(army["upgrades"]), army["upgrades"], name)
-                if uid is None:
-                    verdict.add("warning", "roster-dropped", f"{gpath}.upgrades[{k}]", what="upgrade", name=name, owner=army["name"])
-                    continue
-                verdict.add(
-                    "error",
-                    "roster-upgrade",
-                    f"{gpath}.upgrades[{k}]",
-                    model=model["name"],
-                    unit=unit["name"],
-                    upgrade=army["upgrades"][uid]["name"],
-                )
-            chosen_upgrades.append(uid)
-        fixed = weapons["by_model"].get(model["name"], weapons["fixed"])
-        built = build_model(
-            export.models[f"{unit['id']}#{index}"],
-            [export.upgrades[u] for u in [*upgrades["fixed"], *chosen_upgrades]],
-            [export.weapons[w] for w in [*fixed, *chosen_weapons]],
-            export.cost_rules,
+        if group["model"] is not None:
+            _check_model_line(unit, group, f"{unit.path}.models[{j}]", tally, verdict)
+    _check_unit_size(unit, tally, verdict)
+    _check_model_limits(unit, tally, verdict)
+    _check_same_weapons(unit, tally, verdict)
+    return tally.cost
+
+
+def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Tally, verdict: Verdict) -> None:
+    """One line of models: its weapons and upgrades, its cost, and the limits on each model."""
+    models = unit.unit["models"]
+    index = next((n for n, m in enumerate(models) if norm(m["name"]) == norm(group["model"])), None)
+    if index is None:
+        verdict.add("warning", "roster-dropped", f"{gpath}.model", what="model", name=group["model"], owner=unit.name)
+        return
+    model = models[index]
+    weapons, upgrades = unit.unit["weapons"], unit.unit["upgrades"]
+    allowed = [k for o in weapons["options"] for k in o["weapons"]] + [k for s in weapons["swaps"] for k in s["with"]]
+    chosen_weapons = _chosen(unit, model, "weapon", allowed, group["weapons"], gpath, verdict)
+    offered = [o["upgrade"] for o in upgrades["options"] if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
+    chosen_upgrades = _chosen(unit, model, "upgrade", offered, group["upgrades"], gpath, verdict)
+    points = _model_points(unit, index, chosen_weapons, chosen_upgrades)
+    count = group["count"]
+    tally.cost += points * count
+    tally.models += count
+    tally.by_model[model["name"]] = tally.by_model.get(model["name"], 0) + count
+    tally.loadouts.append(sorted(chosen_weapons))
+    _check_spending_cap(unit, model, points, gpath, verdict)
+    _check_weapon_count(unit, model, len(chosen_weapons), gpath, verdict)
+    _check_upgrade_count(unit, model, len(chosen_upgrades), gpath, verdict)
+
+
+def _chosen(unit: _Unit, model: dict[str, Any], what: str, offered: list[str], names: list[str], gpath: str, verdict: Verdict) -> list[str]:
+    """The ids of the weapons (or upgrades) a model line takes.
+
+    One the unit does not offer is an error but still costed; one the army list does not have at all
+    is dropped with a warning.
+    """
+    table = unit.army[f"{what}s"]
+    chosen: list[str] = []
+    for k, name in enumerate(names):
+        path = f"{gpath}.{what}s[{k}]"
+        key = _find_id(offered, table, name)
+        if key is None:
+            key = _find_id(list(table), table, name)
+            if key is None:
+                verdict.add("warning", "roster-dropped", path, what=what, name=name, owner=unit.army["name"])
+                continue
+            verdict.add("error", f"roster-{what}", path, model=model["name"], unit=unit.name, **{what: table[key]["name"]})
+        chosen.append(key)
+    return chosen
+
+
+def _model_points(unit: _Unit, index: int, weapons: list[str], upgrades: list[str]) -> int:
+    """What one model costs with what it carries, including what every such model has (`fixed`)."""
+    export, options = unit.export, unit.unit
+    fixed = options["weapons"]["by_model"].get(options["models"][index]["name"], options["weapons"]["fixed"])
+    built = build_model(
+        export.models[f"{options['id']}#{index}"],
+        [export.upgrades[u] for u in [*options["upgrades"]["fixed"], *upgrades]],
+        [export.weapons[w] for w in [*fixed, *weapons]],
+        export.cost_rules,
+    )
+    return built.points
+
+
+def _check_spending_cap(unit: _Unit, model: dict[str, Any], points: int, gpath: str, verdict: Verdict) -> None:
+    cap = unit.unit["spending_cap"]
+    spent = points - (model["points"] or 0)
+    if cap is not None and spent > cap:
+        verdict.add(
+            "error", "roster-spending-cap", gpath, model=model["name"], unit=unit.name, spent=spent, currency=unit.currency, cap=cap
         )
-        count = group["count"]
-        total_cost += built.points * count
-        model_count += count
-        by_model[model["name"]] = by_model.get(model["name"], 0) + count
-        loadouts.append(sorted(chosen_weapons))
-        spent = built.points - (model["points"] or 0)
-        if unit["spending_cap"] is not None and spent > unit["spending_cap"]:
-            verdict.add(
-                "error",
-                "roster-spending-cap",
-                gpath,
-                model=model["name"],
-                unit=unit["name"],
-                spent=spent,
-                currency=currency,
-                cap=unit["spending_cap"],
-            )
-        if weapons["options"]:
-            total = weapons["total"]
-            low = total["min"] if total and total["min"] is not None else sum(o["min"] for o in weapons["options"])
-            high = total["max"] if total and total["max"] is not None else sum(o["max"] for o in weapons["options"])
-            n = len(chosen_weapons)
-            if n < low:
-                verdict.add("error", "roster-weapon-count-min", gpath, model=model["name"], unit=unit["name"], count=n, min=low)
-            if n > high:
-                verdict.add("error", "roster-weapon-count-max", gpath, model=model["name"], unit=unit["name"], count=n, max=high)
-        n = len(chosen_upgrades)
-        if upgrades["min"] is not None and n < upgrades["min"]:
-            verdict.add("error", "roster-upgrade-count-min", gpath, model=model["name"], unit=unit["name"], count=n, min=upgrades["min"])
-        if upgrades["max"] is not None and n > upgrades["max"]:
-            verdict.add("error", "roster-upgrade-count-max", gpath, model=model["name"], unit=unit["name"], count=n, max=upgrades["max"])
-    size = composition["models"] or {"min": None, "max": None}
+
+
+def _check_weapon_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:
+    """How many optional weapons a model takes: the unit's total if it states one, else the options' sum."""
+    weapons = unit.unit["weapons"]
+    if not weapons["options"]:
+        return
+    total = weapons["total"]
+    low = total["min"] if total and total["min"] is not None else sum(o["min"] for o in weapons["options"])
+    high = total["max"] if total and total["max"] is not None else sum(o["max"] for o in weapons["options"])
+    if n < low:
+        verdict.add("error", "roster-weapon-count-min", gpath, model=model["name"], unit=unit.name, count=n, min=low)
+    if n > high:
+        verdict.add("error", "roster-weapon-count-max", gpath, model=model["name"], unit=unit.name, count=n, max=high)
+
+
+def _check_upgrade_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:
+    low, high = unit.unit["upgrades"]["min"], unit.unit["upgrades"]["max"]
+    if low is not None and n < low:
+        verdict.add("error", "roster-upgrade-count-min", gpath, model=model["name"], unit=unit.name, count=n, min=low)
+    if high is not None and n > high:
+        verdict.add("error", "roster-upgrade-count-max", gpath, model=model["name"], unit=unit.name, count=n, max=high)
+
+
+def _check_unit_size(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
+    """The unit's model count; a unit without a stated size needs at least one model."""
+    size = unit.unit["composition"]["models"] or {"min": None, "max": None}
     low = size["min"] if size["min"] is not None else 1
-    if model_count < low:
-        verdict.add("error", "roster-models-min", path, unit=unit["name"], count=model_count, min=low)
-    if size["max"] is not None and model_count > size["max"]:
-        verdict.add("error", "roster-models-max", path, unit=unit["name"], count=model_count, max=size["max"])
-    for limit in composition["limits"]:
-        have = sum(c for name, c in by_model.items() if norm(name) == norm(limit["model"]))
+    if tally.models < low:
+        verdict.add("error", "roster-models-min", unit.path, unit=unit.name, count=tally.models, min=low)
+    if size["max"] is not None and tally.models > size["max"]:
+        verdict.add("error", "roster-models-max", unit.path, unit=unit.name, count=tally.models, max=size["max"])
+
+
+def _check_model_limits(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
+    """At most so many of one model in the unit (a sergeant, a heavy gunner)."""
+    for limit in unit.unit["composition"]["limits"]:
+        have = sum(c for name, c in tally.by_model.items() if norm(name) == norm(limit["model"]))
         if have > limit["max"]:
-            verdict.add("error", "roster-model-limit", path, unit=unit["name"], count=have, model=limit["model"], max=limit["max"])
-    if weapons["same"] and not weapons["swaps"] and any(lo != loadouts[0] for lo in loadouts):
-        verdict.add("error", "roster-same-weapons", path, unit=unit["name"])
-    return total_cost
+            verdict.add("error", "roster-model-limit", unit.path, unit=unit.name, count=have, model=limit["model"], max=limit["max"])
+
+
+def _check_same_weapons(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
+    weapons = unit.unit["weapons"]
+    if weapons["same"] and not weapons["swaps"] and any(lo != tally.loadouts[0] for lo in tally.loadouts):
+        verdict.add("error", "roster-same-weapons", unit.path, unit=unit.name)
+
+
+# --- the whole army ------------------------------------------------------------------------------
 
 
 def _check_army(
@@ -305,77 +369,94 @@ def _check_army(
     currency: str,
     verdict: Verdict,
 ) -> None:
-    total = verdict.total
+    """The army-building rules over the units kept: how often each is taken, budgets, categories."""
     counts: dict[str, int] = {}
     for _, unit, _cost in kept:
         counts[unit["id"]] = counts.get(unit["id"], 0) + 1
     for unit in army["units"]:
-        composition = unit["composition"]
-        count = counts.get(unit["id"], 0) + sum(counts.get(other, 0) for other in composition["shared_with"])
-        per_army = composition["per_army"]
-        if per_army and per_army["min"] is not None and count < per_army["min"]:
-            verdict.add("error", "roster-per-army-min", "units", unit=unit["name"], min=per_army["min"], count=count)
-        if per_army and per_army["max"] is not None and count > per_army["max"]:
-            verdict.add("error", "roster-per-army-max", "units", unit=unit["name"], max=per_army["max"], count=count)
-        per_unit = composition["per_unit"]
-        if per_unit and count:
-            other = next((u for u in army["units"] if u["id"] == per_unit["unit"]), None)
-            allowed = per_unit["max"] * counts.get(per_unit["unit"], 0)
-            if count > allowed:
-                other_name = other["name"] if other else per_unit["unit"]
-                verdict.add("error", "roster-per-unit", "units", unit=unit["name"], count=count, other=other_name, allowed=allowed)
-        if composition["taken_in"] and counts.get(unit["id"], 0) % composition["taken_in"]:
-            verdict.add("error", "roster-taken-in", "units", unit=unit["name"], count=counts[unit["id"]], size=composition["taken_in"])
-    if building.get("max_units") is not None and len(kept) > building["max_units"]:
-        verdict.add("error", "roster-max-units", "units", count=len(kept), max=building["max_units"])
+        _check_times_taken(army, unit, counts, verdict)
+    costs = [c for _, _, c in kept]
+    _check_max_units(building, len(kept), verdict)
+    _check_budgets(building, roster, costs, currency, verdict)
+    game = roster["points"] if roster["points"] is not None else building.get("budget")
+    for category in building.get("categories", []):
+        members = [(u, c) for _, u, c in kept if u["category"] == category["id"] or _counts_as(building, u["category"]) == category["id"]]
+        _check_category(category, [c for _, c in members], verdict.total, game, currency, verdict)
+
+
+def _check_times_taken(army: dict[str, Any], unit: dict[str, Any], counts: dict[str, int], verdict: Verdict) -> None:
+    """How often a unit is taken: per army (counting the units it shares the limit with), per other unit, in groups."""
+    composition = unit["composition"]
+    count = counts.get(unit["id"], 0) + sum(counts.get(other, 0) for other in composition["shared_with"])
+    _check_per_army(unit, composition["per_army"], count, verdict)
+    if composition["per_unit"] and count:
+        _check_per_unit(army, unit, composition["per_unit"], count, counts, verdict)
+    taken_in = composition["taken_in"]
+    if taken_in and counts.get(unit["id"], 0) % taken_in:
+        verdict.add("error", "roster-taken-in", "units", unit=unit["name"], count=counts[unit["id"]], size=taken_in)
+
+
+def _check_per_army(unit: dict[str, Any], per_army: dict[str, Any] | None, count: int, verdict: Verdict) -> None:
+    if per_army and per_army["min"] is not None and count < per_army["min"]:
+        verdict.add("error", "roster-per-army-min", "units", unit=unit["name"], min=per_army["min"], count=count)
+    if per_army and per_army["max"] is not None and count > per_army["max"]:
+        verdict.add("error", "roster-per-army-max", "units", unit=unit["name"], max=per_army["max"], count=count)
+
+
+def _check_per_unit(
+    army: dict[str, Any], unit: dict[str, Any], per_unit: dict[str, Any], count: int, counts: dict[str, int], verdict: Verdict
+) -> None:
+    """So many of this unit for every one of another unit taken (one transport per squad)."""
+    allowed = per_unit["max"] * counts.get(per_unit["unit"], 0)
+    if count > allowed:
+        other = next((u for u in army["units"] if u["id"] == per_unit["unit"]), None)
+        other_name = other["name"] if other else per_unit["unit"]
+        verdict.add("error", "roster-per-unit", "units", unit=unit["name"], count=count, other=other_name, allowed=allowed)
+
+
+def _check_max_units(building: dict[str, Any], units: int, verdict: Verdict) -> None:
+    if building.get("max_units") is not None and units > building["max_units"]:
+        verdict.add("error", "roster-max-units", "units", count=units, max=building["max_units"])
+
+
+def _check_budgets(building: dict[str, Any], roster: dict[str, Any], costs: list[int], currency: str, verdict: Verdict) -> None:
+    """The game size's points, the module's budget, and the budget per unit with its shared pool."""
+    total = verdict.total
     if roster["points"] is not None and total > roster["points"]:
         verdict.add("error", "roster-total", "points", total=total, currency=currency, limit=roster["points"])
     if building.get("budget") is not None and total > building["budget"]:
         verdict.add("error", "roster-budget", "units", total=total, currency=currency, limit=building["budget"])
     each = building.get("per_item_budget")
     if each is not None:
-        over = sum(max(0, c - each) for _, _, c in kept)
-        pool = (building.get("pooled_budget_per_item") or 0) * len(kept)
+        over = sum(max(0, c - each) for c in costs)
+        pool = (building.get("pooled_budget_per_item") or 0) * len(costs)
         if over > pool:
             verdict.add("error", "roster-item-budget", "units", over=over, currency=currency, each=each, pool=pool)
-    game = roster["points"] if roster["points"] is not None else building.get("budget")
-    for category in building.get("categories", []):
-        members = [(u, c) for _, u, c in kept if u["category"] == category["id"] or _counts_as(building, u["category"]) == category["id"]]
-        points = sum(c for _, c in members)
-        name = category["name"]
-        if category["units"]:
-            low, high = category["units"]["min"], category["units"]["max"]
-            if low is not None and len(members) < low:
-                verdict.add("error", "roster-category-min", "units", count=len(members), category=name, min=low)
-            if high is not None and len(members) > high:
-                verdict.add("error", "roster-category-max", "units", count=len(members), category=name, max=high)
-        if total > 0:
-            percent = points * 100 // total
-            if category["min_share"] is not None and points * 100 < category["min_share"] * total:
-                verdict.add(
-                    "error",
-                    "roster-share-min",
-                    "units",
-                    category=name,
-                    points=points,
-                    currency=currency,
-                    percent=percent,
-                    share=category["min_share"],
-                )
-            if category["max_share"] is not None and points * 100 > category["max_share"] * total:
-                verdict.add(
-                    "error",
-                    "roster-share-max",
-                    "units",
-                    category=name,
-                    points=points,
-                    currency=currency,
-                    percent=percent,
-                    share=category["max_share"],
-                )
-        least = category["min_game_points"]
-        if least is not None and members and game is not None and game < least:
-            verdict.add("error", "roster-category-size", "units", category=name, min=least, currency=currency)
+
+
+def _check_category(category: dict[str, Any], costs: list[int], total: int, game: int | None, currency: str, verdict: Verdict) -> None:
+    """One category (by its own id or the one it counts as): how many units, its share of the army, the game size it needs."""
+    name = category["name"]
+    if category["units"]:
+        low, high = category["units"]["min"], category["units"]["max"]
+        if low is not None and len(costs) < low:
+            verdict.add("error", "roster-category-min", "units", count=len(costs), category=name, min=low)
+        if high is not None and len(costs) > high:
+            verdict.add("error", "roster-category-max", "units", count=len(costs), category=name, max=high)
+    if total > 0:
+        _check_share(category, sum(costs), total, currency, verdict)
+    least = category["min_game_points"]
+    if least is not None and costs and game is not None and game < least:
+        verdict.add("error", "roster-category-size", "units", category=name, min=least, currency=currency)
+
+
+def _check_share(category: dict[str, Any], points: int, total: int, currency: str, verdict: Verdict) -> None:
+    """A category's share of the army's cost, in whole percent, against its minimum and maximum."""
+    shown = {"category": category["name"], "points": points, "currency": currency, "percent": points * 100 // total}
+    if category["min_share"] is not None and points * 100 < category["min_share"] * total:
+        verdict.add("error", "roster-share-min", "units", share=category["min_share"], **shown)
+    if category["max_share"] is not None and points * 100 > category["max_share"] * total:
+        verdict.add("error", "roster-share-max", "units", share=category["max_share"], **shown)
 
 
 def _counts_as(building: dict[str, Any], category_id: str | None) -> str | None:
