@@ -164,7 +164,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
         try:
-            run(built, BuildContext(root, args.engine))
+            run(built, BuildContext(root, args.engine, follow_outside_links=args.follow_outside_links))
         except PostBuildError as exc:
             print(f"cadence: {exc}", file=sys.stderr)
             print(failed, file=sys.stderr)

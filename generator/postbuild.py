@@ -23,17 +23,29 @@ class BuildContext:
     project loaded and rendered (`loaded`, `generated`), which `cadence build` computes again only
     when a step asks for them (its staging ran in another process)."""
 
-    def __init__(self, root: Path, engine: str, loaded: Loaded | None = None, generated: Generated | None = None) -> None:
-        self.root, self.engine = root, engine
+    def __init__(
+        self,
+        root: Path,
+        engine: str,
+        loaded: Loaded | None = None,
+        generated: Generated | None = None,
+        *,
+        follow_outside_links: bool = False,
+    ) -> None:
+        self.root, self.engine, self.follow_outside_links = root, engine, follow_outside_links
         self._loaded, self._generated = loaded, generated
 
     def _load(self) -> tuple[Loaded, Generated]:
         if self._loaded is None or self._generated is None:
+            from dataclasses import replace
+
             from .staging import StagingError, load_and_generate, read_config, read_options
 
             config = read_config(self.root)
+            options = read_options(config)
+            options = replace(options, follow_outside_links=options.follow_outside_links or self.follow_outside_links)
             try:
-                self._loaded, self._generated = load_and_generate(self.root, read_options(config), str(config.get("docs_dir", "docs")))
+                self._loaded, self._generated = load_and_generate(self.root, options, str(config.get("docs_dir", "docs")))
             except StagingError as exc:
                 raise PostBuildError(str(exc)) from exc
         return self._loaded, self._generated
