@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .catalogue import Project
 from .errata import apply_as_published
 from .pages import load_project
 from .problems import Problem, Severity
@@ -295,19 +296,27 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def cmd_export(args: argparse.Namespace) -> int:
-    """Write each module's resolved data as JSON (see docs/export.md), and the JSON Schema."""
-    import json
-
-    from .export import SCHEMA_PATH, export_project, json_schema, to_json
-
+def _checked_project(args: argparse.Namespace) -> Project | None:
+    """The project, when its data checks without errors; otherwise its problems are printed and None returned."""
     root = _project_root(args.project)
     loaded = load_project(root, *_data_dir(root))
     if loaded.errors or loaded.project is None:
         print(format_problems(loaded.problems))
+        return None
+    return loaded.project
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write each module's resolved data as JSON (see data/EXPORT.md), and the JSON Schema."""
+    import json
+
+    from .export import SCHEMA_PATH, export_project, json_schema, to_json
+
+    project = _checked_project(args)
+    if project is None:
         return EXIT_PROBLEMS
     out = Path(args.out)
-    for module_id, exported in export_project(loaded.project).items():
+    for module_id, exported in export_project(project).items():
         target = out / f"{module_id}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(to_json(exported.data), encoding="utf-8")
@@ -325,16 +334,14 @@ def cmd_roster(args: argparse.Namespace) -> int:
     from .export import export_project
     from .roster import check_roster_file
 
-    root = _project_root(args.project)
-    loaded = load_project(root, *_data_dir(root))
-    if loaded.errors or loaded.project is None:
-        print(format_problems(loaded.problems))
+    project = _checked_project(args)
+    if project is None:
         return EXIT_PROBLEMS
     path = Path(args.file)
     if not path.is_file():
         print(f"cadence: no roster file {args.file}", file=sys.stderr)
         return EXIT_USAGE
-    verdict, problems, export = check_roster_file(path, args.file, export_project(loaded.project))
+    verdict, problems, export = check_roster_file(path, args.file, export_project(project))
     if args.format == "json":
         print(json.dumps(verdict.as_json(), ensure_ascii=False))
     else:
