@@ -392,7 +392,8 @@ def theme_files(root: Path, config: dict[str, Any]) -> dict[str, bytes]:
         files.update(
             {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file() and not p.is_symlink()}
         )
-    return files
+    # Notes about the overrides are not part of the theme: Zensical would publish them as site files.
+    return {path: data for path, data in files.items() if not path.endswith(".md")}
 
 
 def _walk_files(folder: Traversable) -> list[tuple[str, bytes]]:

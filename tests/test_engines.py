@@ -351,3 +351,9 @@ def test_restaging_rewrites_only_what_changed(tmp_path: Path) -> None:
     assert stage(project, target, target / "site").written == ["skirmish/map.svg"]
     picture.unlink()
     assert stage(project, target, target / "site").removed == ["skirmish/map.svg"]
+
+
+def test_no_markdown_source_is_published(engine_sites: dict[tuple[str, str], Path]) -> None:
+    """Only built pages reach the site: notes such as overrides/README.md are not theme files."""
+    for (project, engine), site in engine_sites.items():
+        assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*.md")) == [], (project, engine)
