@@ -486,10 +486,15 @@ def _locations(raw: Any, path: str, rel: str, out: dict[str, Location]) -> None:
 
 
 def _place(path: str, locations: dict[str, Location], rel: str) -> Location:
-    while path:
-        if path in locations:
-            return locations[path]
-        path = re.sub(r"(\.[^.\[\]]*|\[\d+\])$", "", path)
+    """The place in the file of a problem's data path, or of the nearest enclosing value that has one."""
+    key = path
+    while key:
+        if key in locations:
+            return locations[key]
+        shorter = re.sub(r"(\.[^.\[\]]*|\[\d+\])$", "", key)
+        if shorter == key:  # a top-level key the file does not have: the whole file
+            break
+        key = shorter
     return locations.get("", Location(rel, 1, 1))
 
 

@@ -224,3 +224,13 @@ def test_wasteland_category_unit_counts(tmp_path: Path, capsys: pytest.CaptureFi
     assert any(line.endswith("error[roster-category-min]: the army has 0 Command units; it needs at least 1") for line in out)
     assert any(line.endswith("error[roster-category-min]: the army has 0 Troops units; it needs at least 3") for line in out)
     assert code == 1
+
+
+def test_a_problem_about_a_key_the_file_lacks_is_placed_at_the_file(tmp_path: Path, exports: dict[str, ModuleExport]) -> None:
+    """A top-level key the roster does not have (here `list`, written as `army_list`) has no place of its own:
+    the problem is put at the file's start instead of looking for one for ever."""
+    path = roster(tmp_path, "module: fracture\narmy_list: marauders\ngame_size: 1000\nunits:\n  - unit: Grunts\n    models: 40\n")
+    _, problems, _ = check_roster_file(path, "roster.yaml", exports)
+    lines = [str(p) for p in problems]
+    assert "roster.yaml:1:1: error[roster-format]: list must be a name" in lines
+    assert "roster.yaml:6:13: error[roster-format]: units[0].models must be a list" in lines
