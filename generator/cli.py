@@ -127,6 +127,18 @@ def _swap_in(built: Path, out: Path, work: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _stop(process: subprocess.Popen[bytes] | None, timeout: float) -> None:
+    """Stop a child that is still running, politely first: an engine killed at once can leave its files half-written."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     """Stage the whole site, build it with the chosen engine into a folder beside the output, and swap
     it in only when everything succeeded. A failed or killed build leaves the previous site as it was.
@@ -175,13 +187,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        _stop(process, timeout=30)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -246,13 +252,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     finally:
         signal.signal(signal.SIGTERM, previous)
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        _stop(process, timeout=10)
         shutil.rmtree(work, ignore_errors=True)
 
 

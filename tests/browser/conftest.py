@@ -134,6 +134,10 @@ def _watch(page: Page, problems: PageProblems) -> None:
             problems.console_errors.append(f"{msg.text} ({loc.get('url', '')}:{loc.get('lineNumber', '')})")
 
     def on_failed(request: Request) -> None:
+        # Chromium aborts what is still loading (the favicon, say) when the test opens the next page; a missing
+        # file shows as an HTTP error and a refused one as another net:: error, so only this cancel is let pass.
+        if request.failure == "net::ERR_ABORTED":
+            return
         problems.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
 
     def on_response(response: Response) -> None:

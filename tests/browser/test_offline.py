@@ -52,8 +52,7 @@ def test_the_whole_site_and_search_work_offline_after_one_visit(site: Browsing, 
     first = page.locator("ol.md-search-result__list > li.md-search-result__item").first
     expect(first).to_contain_text("Plasma Pistol — Sentinels (Fracture)")
     page.context.set_offline(False)
-    # Leaving a page while it loads aborts its requests; anything else that failed is a fault.
-    assert [p for p in problems.all() if not p.endswith("net::ERR_ABORTED")] == []
+    assert problems.all() == []
 
 
 def _free_port() -> int:
