@@ -234,32 +234,36 @@ def browser(playwright_driver: Playwright) -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture
-def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
-    """Pages on the built repository site; every context opened in a test is closed after it."""
-    browsing = Browsing(browser, site_url)
+def _browsing(browser: Browser, url: str) -> Iterator[Browsing]:
+    browsing = Browsing(browser, url)
     try:
         yield browsing
     finally:
         browsing.close()
 
 
+@pytest.fixture
+def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
+    """Pages on the built repository site; every context opened in a test is closed after it."""
+    yield from _browsing(browser, site_url)
+
+
 @pytest.fixture(scope="session")
-def wasteland_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The Wasteland Tactics example (a second, unrelated game), built by a real `mkdocs build` and served."""
-    site_dir = build_site(REPO / "examples" / "wasteland-tactics", tmp_path_factory.mktemp("wasteland") / "site")
-    with serve(site_dir) as url:
+def wasteland_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Wasteland Tactics example (a second, unrelated game), built once by a real `mkdocs build`."""
+    return build_site(REPO / "examples" / "wasteland-tactics", tmp_path_factory.mktemp("wasteland") / "site")
+
+
+@pytest.fixture(scope="session")
+def wasteland_url(wasteland_dir: Path) -> Iterator[str]:
+    with serve(wasteland_dir) as url:
         yield url
 
 
 @pytest.fixture
 def wasteland(browser: Browser, wasteland_url: str) -> Iterator[Browsing]:
     """Pages on the built Wasteland Tactics example."""
-    browsing = Browsing(browser, wasteland_url)
-    try:
-        yield browsing
-    finally:
-        browsing.close()
+    yield from _browsing(browser, wasteland_url)
 
 
 @pytest.fixture(scope="session")
