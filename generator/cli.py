@@ -167,7 +167,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     env = _engine_env(args)
     try:
         # Staging runs in a process of its own: its memory is freed before the engine starts.
-        staging = [sys.executable, "-m", "generator.staging", str(root), str(work), *(["--strict"] if args.strict else [])]
+        entries = work / "search-entries.json"  # left by staging for the post-build search step
+        staging = [sys.executable, "-m", "generator.staging", str(root), str(work), "--search-entries", str(entries)]
+        staging += ["--strict"] if args.strict else []
         process = subprocess.Popen(staging, env=env)
         if process.wait() != 0:
             print(failed, file=sys.stderr)
@@ -177,7 +179,8 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
         try:
-            run(built, BuildContext(root, args.engine, follow_outside_links=args.follow_outside_links))
+            context = BuildContext(root, args.engine, follow_outside_links=args.follow_outside_links, search_file=entries)
+            run(built, context)
         except PostBuildError as exc:
             print(f"cadence: {exc}", file=sys.stderr)
             print(failed, file=sys.stderr)

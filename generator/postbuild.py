@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .pages import Generated, Loaded
+if TYPE_CHECKING:  # imported where used: `cadence build` runs the steps without loading the project
+    from .pages import Generated, Loaded
+    from .search_entries import SearchData
 
 
 class PostBuildError(Exception):
@@ -19,9 +22,13 @@ class PostBuildError(Exception):
 
 
 class BuildContext:
-    """What a step may need besides the site folder: the project root, the engine's name, and the
-    project loaded and rendered (`loaded`, `generated`), which `cadence build` computes again only
-    when a step asks for them (its staging ran in another process)."""
+    """What a step may need besides the site folder: the project root, the engine's name, the search
+    entries, and the project loaded and rendered (`loaded`, `generated`).
+
+    The plugin passes what it loaded. `cadence build` staged in another process, which left the search
+    entries in `search_file` (see `SearchData`): a step that needs only those never loads the project
+    again; `loaded` and `generated` are computed again only when a step asks for them.
+    """
 
     def __init__(
         self,
@@ -31,9 +38,11 @@ class BuildContext:
         generated: Generated | None = None,
         *,
         follow_outside_links: bool = False,
+        search_file: Path | None = None,
     ) -> None:
         self.root, self.engine, self.follow_outside_links = root, engine, follow_outside_links
         self._loaded, self._generated = loaded, generated
+        self._search_file = search_file
 
     def _load(self) -> tuple[Loaded, Generated]:
         if self._loaded is None or self._generated is None:
@@ -58,6 +67,19 @@ class BuildContext:
     def generated(self) -> Generated:
         return self._load()[1]
 
+    def search(self) -> SearchData:
+        """The site's own search entries: from the staging process's file when there is one."""
+        from .search_entries import SearchData
+
+        if self._search_file is not None and self._loaded is None:
+            try:
+                return SearchData.read(self._search_file)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise PostBuildError(f"{self._search_file}: cannot read the staged search entries ({exc})") from exc
+        loaded, generated = self._load()
+        assert loaded.project is not None
+        return SearchData.of(loaded.project, generated.site_map, loaded.content)
+
 
 PostBuildStep = Callable[[Path, BuildContext], None]
 
@@ -65,14 +87,12 @@ PostBuildStep = Callable[[Path, BuildContext], None]
 def add_search_entries(site_dir: Path, context: BuildContext) -> None:
     """Search entries of units, weapons, upgrades, rules and tables, merged into Material's index
     (MkDocs and ProperDocs; Zensical writes its own `search.json`, which this leaves alone)."""
-    from .search_entries import install_ranking, merge_search_entries, search_entries
+    from .search_entries import install_ranking, merge_search_entries
 
     if not (site_dir / "search" / "search_index.json").is_file():
         return
-    project = context.loaded.project
-    assert project is not None
-    entries = search_entries(project, context.generated.site_map, context.loaded.content)
-    merge_search_entries(site_dir, entries, project.system.spelling_variants)
+    search = context.search()
+    merge_search_entries(site_dir, list(search.entries), search.spelling_variants)
     install_ranking(site_dir)
 
 

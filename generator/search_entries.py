@@ -14,6 +14,7 @@ index's `config` carries the system's spelling variants. `generator/search.py` a
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -26,7 +27,6 @@ from typing import Any
 from .catalogue import ListEntry, Project, walk_sections
 from .layout import HEADING, SiteMap, find_directives, heading_ids
 from .model import Section, Table, Unit, UpgradeList, Weapon, WeaponList
-from .render import plain
 
 #: Where the search plugin writes its index, relative to the site folder.
 INDEX = "search/search_index.json"
@@ -54,6 +54,14 @@ class Entry:
             "name": self.name,
             "kind": self.kind,
         }
+
+
+def plain(text: str) -> str:
+    """A Markdown field as the plain text a tooltip shows (`render.plain`). Imported here, not at the top:
+    the post-build step that only merges entries never needs Jinja."""
+    from .render import plain as rendered
+
+    return rendered(text)
 
 
 def _where(list_name: str | None, game: str) -> str:
@@ -163,6 +171,33 @@ def search_entries(project: Project, site_map: SiteMap, content: dict[str, str])
     ):
         entries.setdefault(item.location, item)
     return list(entries.values())
+
+
+@dataclass(frozen=True)
+class SearchData:
+    """What the search post-build step merges into the index: the entries and the spelling variants.
+
+    `cadence build` stages in a process of its own; that process writes this to a file (`write`) so
+    the post-build step reads it (`read`) instead of loading and rendering the project again.
+    """
+
+    entries: tuple[Entry, ...]
+    spelling_variants: dict[str, str]
+
+    @classmethod
+    def of(cls, project: Project, site_map: SiteMap, content: dict[str, str]) -> SearchData:
+        return cls(tuple(search_entries(project, site_map, content)), dict(project.system.spelling_variants))
+
+    def write(self, path: Path) -> None:
+        entries = [{f.name: str(getattr(e, f.name)) for f in dataclasses.fields(e)} for e in self.entries]
+        variants = {str(k): str(v) for k, v in self.spelling_variants.items()}
+        data = {"entries": entries, "spelling_variants": variants}
+        path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+    @classmethod
+    def read(cls, path: Path) -> SearchData:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(tuple(Entry(**e) for e in data["entries"]), dict(data["spelling_variants"]))
 
 
 def merge_search_entries(site_dir: Path, entries: list[Entry], spelling_variants: dict[str, str]) -> int:

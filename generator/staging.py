@@ -25,6 +25,7 @@ import yaml
 
 from .pages import Generated, Loaded, generate, load_project, navigation
 from .problems import Location, Problem, error
+from .search_entries import SearchData
 from .serve_errors import error_pages
 
 CONFIG_NAME = "mkdocs.yml"
@@ -422,13 +423,15 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m generator.staging ROOT TARGET [--strict]`: stage in a process of its own.
 
     `cadence build` runs this before the engine, so the generator's memory is returned to the system
-    before the engine starts: the two never hold their peaks at once. Problems go to stderr, one line
-    each; exit 1 on an error (or a warning with --strict).
+    before the engine starts: the two never hold their peaks at once. With --search-entries it also
+    writes the site's search entries there for the post-build step, which then never loads the project
+    again. Problems go to stderr, one line each; exit 1 on an error (or a warning with --strict).
     """
     parser = argparse.ArgumentParser(prog="python -m generator.staging", description="Stage a rules project for an engine.")
     parser.add_argument("root", type=Path)
     parser.add_argument("target", type=Path)
     parser.add_argument("--strict", action="store_true", help="warnings count as problems")
+    parser.add_argument("--search-entries", type=Path, help="write the site's search entries to this file (JSON)")
     args = parser.parse_args(argv)
     try:
         staged = stage(args.root, args.target, args.target / "site")
@@ -436,7 +439,10 @@ def main(argv: list[str] | None = None) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1
-    problems = staged.loaded.problems if staged.loaded is not None else []
+    assert staged.loaded is not None and staged.loaded.project is not None and staged.generated is not None
+    if args.search_entries is not None:
+        SearchData.of(staged.loaded.project, staged.generated.site_map, staged.loaded.content).write(args.search_entries)
+    problems = staged.loaded.problems
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if args.strict and problems else 0

@@ -194,6 +194,19 @@ def test_definitions_search_boost_is_in_the_mkdocs_index(engine_sites: dict[tupl
     assert not any(loc.endswith("/errata.html") for loc in located)  # `search: exclude` is honoured by both
 
 
+def test_cadence_build_merges_the_same_search_entries_as_the_plugin(engine_sites: dict[tuple[str, str], Path], built_site: Path) -> None:
+    """`cadence build` merges the entries its staging process wrote out; `mkdocs build` the ones its plugin computed."""
+    import json
+
+    def ours(site: Path) -> set[tuple[str, str, str, str]]:
+        docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        return {(d["location"], d["title"], d["name"], d["kind"]) for d in docs if "kind" in d}
+
+    staged, plugin = ours(engine_sites["cadence", "mkdocs"]), ours(built_site)
+    assert {kind for *_, kind in staged} >= {"unit", "weapon", "weapon list", "upgrade", "rule", "table"}
+    assert staged == plugin
+
+
 GERMAN = {
     "home": "Startseite",
     "overview": "Übersicht",
