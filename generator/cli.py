@@ -243,9 +243,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 continue
             wait_until_stable([root / folder for folder in watched])  # never stage a half-written file
             seen = _snapshot(root, watched)
+            started = time.perf_counter()
             try:
                 staged = stage(root, work, work / "site")
-                print(f"cadence: re-staged {len(staged.written) + len(staged.removed)} files", file=sys.stderr)
+                changed = len(staged.written) + len(staged.removed)
+                print(f"cadence: re-staged {changed} files in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             except StagingError as exc:
                 _print_problems(exc.problems)
                 show_problems(work, exc.problems)

@@ -12,6 +12,7 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from markdown.extensions.toc import unique
 
@@ -269,8 +270,13 @@ def relative_link(from_page: str, to_page: str, anchor: str | None = None) -> st
     fragment = f"#{anchor}" if anchor else ""
     if from_page == to_page:
         return fragment or "#"
-    rel = posixpath.relpath(f"{to_page}.md", posixpath.dirname(from_page) or ".")
-    return f"{rel}{fragment}"
+    return f"{_relative_path(to_page, posixpath.dirname(from_page))}{fragment}"
+
+
+@lru_cache(maxsize=65536)
+def _relative_path(to_page: str, from_folder: str) -> str:
+    """Cached: a site links between the same few folders thousands of times, and `relpath` is slow."""
+    return posixpath.relpath(f"{to_page}.md", from_folder or ".")
 
 
 __all__ = ["ListEntry"]

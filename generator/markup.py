@@ -171,27 +171,29 @@ _ALWAYS = set("&<>\\`*_{}[]|~^#")
 _AT_LINE_START = set("-+=:.)!%$")
 
 
+#: Every character the page's Markdown could read as syntax anywhere, and control characters, as entities.
+_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in _ALWAYS} | {code: f"&#{code};" for code in range(32)}
+_WHITESPACE = re.compile(r"\s+")
+
+
 def inert_text(text: str, line_start: bool = False, quote: bool = False) -> str:
     """Text that the page's Markdown shows as written: every character it could read as syntax is an entity.
 
-    `line_start` also covers what is syntax only at the start of a line (`- `, `1. `, `: `), and
-    `quote` the quotes that would end a link's title.
+    `line_start` also covers what is syntax only at the start of a line (`- `, `1. `, `: `): the first
+    character, or the one after a leading run of digits; `quote` the quotes that would end a link's title.
     """
-    s = re.sub(r"\s+", " ", text)
+    s = _WHITESPACE.sub(" ", text)
     if line_start:
         s = s.lstrip()
-    out: list[str] = []
-    for i, ch in enumerate(s):
-        if (
-            ch in _ALWAYS
-            or (quote and ch in "\"'")
-            or (line_start and (i == 0 or s[:i].isdigit()) and ch in _AT_LINE_START)
-            or ord(ch) < 32
-        ):
-            out.append(f"&#{ord(ch)};")
-        else:
-            out.append(ch)
-    return "".join(out)
+    out = s.translate(_ENTITIES)
+    if quote:
+        out = out.replace('"', "&#34;").replace("'", "&#39;")
+    if line_start and s:
+        digits = next((i for i, ch in enumerate(s) if not ch.isdigit()), len(s))
+        for at in sorted({0, digits}, reverse=True):
+            if at < len(s) and s[at] in _AT_LINE_START:  # digits are never entities, so `at` is the same in `out`
+                out = f"{out[:at]}&#{ord(s[at])};{out[at + 1 :]}"
+    return out
 
 
 def _url(url: str) -> str:
@@ -319,11 +321,13 @@ def _list(node: _Node) -> str:
     return "\n".join(lines)
 
 
+@lru_cache(maxsize=16384)
 def embed_block(fragment: str) -> str:
     """Sanitised HTML as Markdown blocks for a page: the page's Markdown rebuilds it, and can add nothing."""
     return "\n\n".join(_blocks(_parse(fragment).children))
 
 
+@lru_cache(maxsize=16384)
 def embed_inline(fragment: str) -> str:
     """Sanitised HTML as one line of inline Markdown (a table cell): paragraphs joined by line breaks."""
     parts: list[str] = []
@@ -339,6 +343,7 @@ def embed_inline(fragment: str) -> str:
     return "<br>".join(p for p in parts if p)
 
 
+@lru_cache(maxsize=16384)
 def text_content(fragment: str) -> str:
     """The text a reader sees in sanitised HTML, on one line."""
     return " ".join("".join(_text_of(_parse(fragment))).split())

@@ -42,10 +42,12 @@ from .resolve import DirectiveBinding, Resolved
 # --- escaping ------------------------------------------------------------------------------------
 
 
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"} | {ch: f"\\{ch}" for ch in "\\`*_[]|{}#"})
+
+
 def escape_text(text: Any) -> str:
     """Data text as Markdown that shows it literally: no HTML from data ever reaches a page."""
-    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([\\`*_\[\]|{}#])", r"\\\1", s)
+    return str(text).translate(_ESCAPES)
 
 
 @lru_cache(maxsize=8192)
@@ -100,6 +102,14 @@ class Renderer:
         #: The rules this page links to, by where they are defined: the page's "rules used" list.
         self.used: dict[tuple[str, str], SpecialRule] = {}
         self._last_changes: dict[tuple[str, str], Any] | None = None
+        self._templates: dict[str, jinja2.Template] = {}
+
+    def template(self, name: str) -> jinja2.Template:
+        """A template, looked up once per rendering (Jinja would check its file for changes on every use)."""
+        found = self._templates.get(name)
+        if found is None:
+            found = self._templates[name] = self.env.get_template(name)
+        return found
 
     # -- pages --
 
@@ -107,7 +117,7 @@ class Renderer:
         self.page, self.scope = page, scope
         self.plan = self.map.plans.get(page)
         self.used = {}
-        return tidy(self.env.get_template(template).render(site=self, **context))
+        return tidy(self.template(template).render(site=self, **context))
 
     def army_list_page(self, entry: ListEntry) -> str:
         module = self.project.modules[entry.module]
@@ -186,13 +196,13 @@ class Renderer:
             return ""
         if binding.table is not None:
             self.scope = binding.scope
-            return self.env.get_template("table.md.j2").render(site=self, table=binding.table)
+            return self.template("table.md.j2").render(site=self, table=binding.table)
         if binding.scope is not None:
             self.scope = binding.scope
-            template = self.env.get_template("special_rules.md.j2")
+            template = self.template("special_rules.md.j2")
             return template.render(site=self, rules=list(binding.rules), level=binding.level, scope_key=binding.scope.key)
         modules = [m for m in self.project.ordered_modules() if m.status == binding.status and not m.core]
-        return self.env.get_template("module_cards.md.j2").render(site=self, modules=modules)
+        return self.template("module_cards.md.j2").render(site=self, modules=modules)
 
     def link_rules(self, text: str, scope: Scope | None) -> str:
         def replace(match: re.Match[str]) -> str:
