@@ -15,13 +15,13 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .catalogue import Project
-from .errata import apply_as_published
-from .pages import load_project
 from .problems import Problem, Severity
 from .report import FORMATS, format_problems
+
+if TYPE_CHECKING:
+    from .catalogue import Project
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -38,6 +38,10 @@ def _data_dir(root: Path) -> tuple[str, str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    # Imported by the commands that load a project: `cadence build` and `serve` load it in the staging step.
+    from .errata import apply_as_published
+    from .pages import load_project
+
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
@@ -303,6 +307,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def _checked_project(args: argparse.Namespace) -> Project | None:
     """The project, when its data checks without errors; otherwise its problems are printed and None returned."""
+    from .pages import load_project
+
     root = _project_root(args.project)
     loaded = load_project(root, *_data_dir(root))
     if loaded.errors or loaded.project is None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where used: `cadence build` runs the steps without loading the project
     from .pages import Generated, Loaded
-    from .search_entries import SearchData
+    from .search_index import SearchData
 
 
 class PostBuildError(Exception):
@@ -69,16 +69,18 @@ class BuildContext:
 
     def search(self) -> SearchData:
         """The site's own search entries: from the staging process's file when there is one."""
-        from .search_entries import SearchData
+        from .search_index import SearchData
 
         if self._search_file is not None and self._loaded is None:
             try:
                 return SearchData.read(self._search_file)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise PostBuildError(f"{self._search_file}: cannot read the staged search entries ({exc})") from exc
+        from .search_entries import search_data
+
         loaded, generated = self._load()
         assert loaded.project is not None
-        return SearchData.of(loaded.project, generated.site_map, loaded.content)
+        return search_data(loaded.project, generated.site_map, loaded.content)
 
 
 PostBuildStep = Callable[[Path, BuildContext], None]
@@ -87,7 +89,7 @@ PostBuildStep = Callable[[Path, BuildContext], None]
 def add_search_entries(site_dir: Path, context: BuildContext) -> None:
     """Search entries of units, weapons, upgrades, rules and tables, merged into Material's index
     (MkDocs and ProperDocs; Zensical writes its own `search.json`, which this leaves alone)."""
-    from .search_entries import install_ranking, merge_search_entries
+    from .search_index import install_ranking, merge_search_entries
 
     if not (site_dir / "search" / "search_index.json").is_file():
         return

@@ -24,7 +24,7 @@ from lunr.query import Query
 from lunr.stop_word_filter import stop_word_filter
 from lunr.trimmer import trimmer
 
-from .search_entries import entry_name
+from .search_index import entry_name
 
 #: Query words are split as Material's default search `separator` splits them.
 SEPARATOR = re.compile(r"[\s\-]+")

@@ -25,7 +25,7 @@ import yaml
 
 from .pages import Generated, Loaded, generate, load_project, navigation
 from .problems import Location, Problem, error
-from .search_entries import SearchData
+from .search_entries import search_data
 from .serve_errors import error_pages
 
 CONFIG_NAME = "mkdocs.yml"
@@ -441,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     assert staged.loaded is not None and staged.loaded.project is not None and staged.generated is not None
     if args.search_entries is not None:
-        SearchData.of(staged.loaded.project, staged.generated.site_map, staged.loaded.content).write(args.search_entries)
+        search_data(staged.loaded.project, staged.generated.site_map, staged.loaded.content).write(args.search_entries)
     problems = staged.loaded.problems
     for problem in problems:
         print(problem, file=sys.stderr)

@@ -44,7 +44,7 @@ GENERATOR = REPO / "generator"
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
     frozenset({"problems"}),
-    frozenset({"loader", "model", "report", "project_config", "offline"}),
+    frozenset({"loader", "model", "report", "project_config", "offline", "search_index"}),
     frozenset({"serve_errors"}),
     frozenset({"schema", "points", "markup"}),
     frozenset({"catalogue"}),
