@@ -144,9 +144,17 @@ _restricted = Restricted()
 _md = markdown.Markdown(extensions=[_restricted])
 
 
+#: One line of words and punctuation that no Markdown syntax reads (no list marker can start it, no
+#: emphasis, code, link, HTML or entity can occur in it): most rule and unit texts. Python-Markdown
+#: gives such a line back as one paragraph, unchanged, so it skips the parser.
+_PLAIN = re.compile(r"[A-Za-z](?:[A-Za-z0-9,.;:!?'\"()/%+\-–—’]| (?! ))*(?<! )")
+
+
 @lru_cache(maxsize=16384)
 def render(text: str) -> Fragment:
     """Markdown from data as sanitised HTML."""
+    if _PLAIN.fullmatch(text):
+        return Fragment(f"<p>{text}</p>", ())
     _md.reset()
     _restricted.removed.clear()
     out = _md.convert(str(text))
