@@ -8,7 +8,8 @@ RSS after imports and at the end (VmHWM), and with --tracemalloc the peak of Pyt
 the stages (tracemalloc slows them, so its run is not used for time). With --yaml it also times reading
 the data files with the generator's loader (parse + located values) against bare parsing with libyaml's
 C parser, to show what YAML itself costs. With --stage it times only `staging.stage` (load, check,
-render, expand and write the docs tree and engine config): the generator's whole share of `cadence build`.
+render, expand and write the docs tree and engine config): the generator's whole share of `cadence build`;
+--profile=OUT.prof then also profiles that call with cProfile.
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ def main() -> int:
     trace = "--tracemalloc" in args
     yaml_experiment = "--yaml" in args
     only_stage = "--stage" in args
+    profile = next((a.split("=", 1)[1] for a in args if a.startswith("--profile=")), None)
     args = [a for a in args if not a.startswith("--")]
     project, out = Path(args[0]).resolve(), Path(args[1])
     if only_stage:
-        return stage_only(project, out)
+        return stage_only(project, out, profile)
     t0 = time.perf_counter()
     from generator.pages import generate, load_project
 
@@ -105,7 +107,8 @@ def main() -> int:
     return 0
 
 
-def stage_only(project: Path, out: Path) -> int:
+def stage_only(project: Path, out: Path, profile: str | None = None) -> int:
+    import cProfile
     import shutil
     import tempfile
 
@@ -115,9 +118,15 @@ def stage_only(project: Path, out: Path) -> int:
     t_import = time.perf_counter() - t0
     target = Path(tempfile.mkdtemp(prefix="bench-stage-", dir=project.parent))
     try:
+        profiler = cProfile.Profile() if profile else None
         t0, c0 = time.perf_counter(), time.process_time()
+        if profiler is not None:
+            profiler.enable()
         staged = stage(project, target, target / "site")
         t_stage, c_stage = time.perf_counter() - t0, time.process_time() - c0
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(profile)
     finally:
         shutil.rmtree(target, ignore_errors=True)
     out.write_text(
