@@ -6,6 +6,7 @@ Exit codes: 0 clean, 1 problems found, 2 usage or I/O error.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shutil
 import signal
@@ -216,7 +217,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     of data, content or overrides; the engine sees the changed files and reloads the browser.
     """
     from .serve_errors import wait_until_stable
-    from .staging import StagingError, read_config, read_options, show_problems, stage
+    from .staging import StagingError, read_config, read_options, stage
 
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
@@ -233,12 +234,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         try:
-            staged = stage(root, work, work / "site")
+            config_file = stage(root, work, work / "site").config_file
         except StagingError as exc:
             _print_problems(exc.problems)
             return EXIT_PROBLEMS
         env = _engine_env(args)
-        process = subprocess.Popen(engine_command(args.engine, "serve", staged.config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
+        process = subprocess.Popen(engine_command(args.engine, "serve", config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
         seen = _snapshot(root, watched)
         while process.poll() is None:
             time.sleep(0.3)
@@ -247,15 +248,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 continue
             wait_until_stable([root / folder for folder in watched])  # never stage a half-written file
             seen = _snapshot(root, watched)
-            started = time.perf_counter()
-            try:
-                staged = stage(root, work, work / "site")
-                changed = len(staged.written) + len(staged.removed)
-                print(f"cadence: re-staged {changed} files in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-            except StagingError as exc:
-                _print_problems(exc.problems)
-                show_problems(work, exc.problems)
-                print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
+            _restage(root, work)
+            gc.collect()  # the staged project's graph, at once rather than after many more edits
         return EXIT_CLEAN if process.returncode == 0 else EXIT_PROBLEMS
     except KeyboardInterrupt:
         return EXIT_CLEAN
@@ -263,6 +257,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
         stop_process(process, timeout=10)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _restage(root: Path, work: Path) -> None:
+    """Stage again after an edit; on errors every staged page shows them. Nothing of the staged project
+    outlives the call, so the caller can have the collector free it (staging pauses the collector)."""
+    from .staging import StagingError, show_problems, stage
+
+    started = time.perf_counter()
+    try:
+        staged = stage(root, work, work / "site")
+        changed = len(staged.written) + len(staged.removed)
+        print(f"cadence: re-staged {changed} files in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    except StagingError as exc:
+        _print_problems(exc.problems)
+        show_problems(work, exc.problems)
+        print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
