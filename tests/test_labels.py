@@ -116,19 +116,36 @@ def build(project: Path) -> dict[str, Words]:
     return {p.relative_to(site).as_posix(): Words(p.read_text(encoding="utf-8")) for p in sorted(site.rglob("*.html"))}
 
 
-def english_left(pages: dict[str, Words], sources: str) -> list[str]:
-    """Each default label's words still on a page, as 'page: words'.
+def runs_of(text: str) -> list[str]:
+    """A label's own words: what is left between its placeholders, each run trimmed of punctuation."""
+    return [run.strip(" .,:;") for run in PLACEHOLDER.sub("\n", text).split("\n") if re.search(r"[A-Za-z]{2}", run)]
 
-    A default is cut at its placeholders into runs of words; a run of two or more words is looked for
-    inside every string, a single word only as a whole string (a header cell, a button), so that the
-    game's own prose cannot set it off. Words the project's own data or content also use are left out.
+
+def written(value: str, sources: str) -> bool:
+    """Whether the project writes `value` whole: a YAML value, a list item or a heading of its own."""
+    return re.search(rf"(?m)(?:^|[:\[{{,]|- |#)[ \t]*[\"']?{re.escape(value)}[\"']?[ \t]*(?:$|[\]}},#])", sources) is not None
+
+
+def checked_runs(sources: str) -> tuple[set[str], set[str]]:
+    """The labels' runs of one word and of several that a page of this project can be checked for."""
+    runs = {run for key in LABEL_KEYS for run in runs_of(DEFAULT_LABELS[key])}
+    single = {run for run in runs if " " not in run and not written(run, sources)}
+    several = {run for run in runs if " " in run and not re.search(rf"(?<!\w){re.escape(run)}(?!\w)", sources)}
+    return single, several
+
+
+def english_left(pages: dict[str, Words], sources: str) -> list[str]:
+    """Each default label's words still on a page, as 'page: words in string'.
+
+    A default is cut at its placeholders into runs of words. A run of one word counts only as a whole
+    string of the page (a header cell, a button) that the project does not write whole itself; a run of
+    several words counts inside any string, unless the project's own text has it too.
     """
-    runs = {run.strip(" .,:;") for key in LABEL_KEYS for run in PLACEHOLDER.split(DEFAULT_LABELS[key])}
-    runs = {run for run in runs if re.search(r"[A-Za-z]{2}", run) and not re.search(rf"(?<!\w){re.escape(run)}(?!\w)", sources)}
+    single, several = checked_runs(sources)
     found = []
     for path, words in pages.items():
         for string in words.strings:
-            hits = [run for run in runs if (string == run or string.strip(" .,:;") == run) or (" " in run and run in string)]
+            hits = [run for run in single if string.strip(" .,:;") == run] + [run for run in several if run in string]
             found += [f"{path}: {run!r} in {string!r}" for run in hits]
     return found
 
@@ -148,8 +165,8 @@ def marked_sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[di
     sites = {}
     for name, source in (("every-field", EVERY_FIELD), ("wasteland", REPO / "examples" / "wasteland-tactics")):
         project = copy_project(source, tmp_path_factory.mktemp(name) / "project")
-        sources = project_sources(project)  # before marking: the game's own words
         mark_every_label(project)
+        sources = project_sources(project)  # the game's own words, the labels marked
         sites[name] = (build(project), sources)
     return sites
 
@@ -161,7 +178,10 @@ def test_every_label_reaches_a_built_page(marked_sites: dict[str, tuple[dict[str
 
 
 def test_no_english_label_is_left_on_any_page(marked_sites: dict[str, tuple[dict[str, Words], str]]) -> None:
+    runs = {run for key in LABEL_KEYS for run in runs_of(DEFAULT_LABELS[key])}
     for pages, sources in marked_sites.values():
+        single, several = checked_runs(sources)
+        assert len(single | several) > 0.8 * len(runs)  # the game's own words hide few labels from the check
         assert english_left(pages, sources) == []
 
 
