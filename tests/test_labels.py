@@ -204,3 +204,8 @@ def test_labels_name_the_navigation_and_the_page_headings(marked_sites: dict[str
     for path, heading in headings.items():
         assert heading in pages[path].headings, (path, pages[path].headings)
         assert pages[path].title.startswith("⟦"), (path, pages[path].title)  # the browser tab too
+
+
+def test_every_english_default_is_a_label() -> None:
+    """labels.yaml holds a default for each field of `Labels` and nothing else (a stray key would be a word no page shows)."""
+    assert sorted(DEFAULT_LABELS) == sorted(LABEL_KEYS)
