@@ -15,7 +15,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .catalogue import ListEntry, Project, Scope
-from .model import Composition, CostRules, Model, Module, Range, SpecialRule, Unit, UnitUpgrades, UnitWeapons, Upgrade, Weapon, slugify
+from .model import (
+    Composition,
+    CostRules,
+    Model,
+    Module,
+    Range,
+    SpecialRule,
+    Swap,
+    Unit,
+    UnitUpgrades,
+    UnitWeapons,
+    Upgrade,
+    Weapon,
+    slugify,
+)
 from .points import cost
 
 #: Bumped whenever a reader would misread a document of the previous version.
@@ -57,6 +71,18 @@ MESSAGES: dict[str, str] = {
     "roster-upgrade-count-max": "'{model}' in '{unit}' takes {count} upgrades; it may take at most {max}",
     "roster-spending-cap": "'{model}' in '{unit}' spends {spent} {currency} on weapons and upgrades, more than its cap of {cap}",
     "roster-item-budget": "the army spends {over} {currency} beyond {each} {currency} per unit, more than the shared {pool}",
+    "roster-option-min": "'{model}' in '{unit}' takes {count} weapons from '{option}'; it needs at least {min}",
+    "roster-option-max": "'{model}' in '{unit}' takes {count} weapons from '{option}'; it may take at most {max}",
+    "roster-option-models": "'{unit}' has {count} models taking weapons from '{option}'; at most {max} may",
+    "roster-swap-gives-up": "'{model}' in '{unit}' may take '{weapon}' only in place of '{replaced}', which it does not carry",
+    "roster-swap-once": "'{model}' in '{unit}' takes '{weapon}' in place of '{replaced}' a second time; a model trades it once",
+    "roster-swap-models": "'{unit}' has {count} models trading '{replaced}'; at most {max} may",
+    "roster-swap-all": "'{unit}' has {count} of {models} models trading '{replaced}'; all of them or none must",
+    "roster-upgrade-per-model": "'{model}' in '{unit}' takes '{upgrade}' {count} times, more than its limit: {limit}",
+    "roster-upgrade-per-army": "the army takes '{upgrade}' {count} times, more than its limit: {limit}",
+    "roster-reinforcements": "the {name} cost {total} {currency}, more than the {limit} {currency} allowed",
+    "roster-total-without-reinforcements": "the army without its {name} costs {total} {currency}, more than the {limit} {currency} it may spend",
+    "roster-no-reinforcements": "'{unit}' is held back as reinforcements, but {module} has none",
     "roster-link": "the roster in this link could not be read; nothing was loaded from it",
 }
 
@@ -153,6 +179,8 @@ class _ListExporter:
                 "cost_per_other_upgrade": upgrade.cost_per_other_upgrade,
                 "effect": _plain(upgrade.effect),
                 "limit": upgrade.limit,
+                "max_per_army": upgrade.max_per_army,
+                "max_per_model": upgrade.max_per_model,
                 "sets": dict(upgrade.sets),
                 "grants": self.rule_uses(upgrade.grants),
             }
@@ -197,13 +225,40 @@ class _ListExporter:
         """What a unit's models carry (`fixed`, `by_model`) and may choose (`options`, `swaps`)."""
         if weapons is None:
             return {"fixed": [], "by_model": {}, "options": [], "swaps": [], "same": False, "total": None}
+        carried = {k for names in (weapons.fixed, *(m.fixed for m in weapons.by_model)) for k in self.weapons_in(names)}
         return {
             "fixed": self.weapons_in(weapons.fixed),
             "by_model": {m.model: self.weapons_in(m.fixed) for m in weapons.by_model},
-            "options": [{"weapons": self.weapons_in((*o.lists, *o.weapons)), "min": o.min, "max": o.max} for o in weapons.options],
-            "swaps": [{"with": self.weapons_in((*s.with_, *s.lists)), "models": s.models} for s in weapons.swaps],
+            "options": [
+                {
+                    "weapons": self.weapons_in((*o.lists, *o.weapons)),
+                    "min": o.min,
+                    "max": o.max,
+                    "models": o.models,
+                    "label": _label((*o.lists, *o.weapons)),
+                }
+                for o in weapons.options
+            ],
+            "swaps": [self.swap(s, carried) for s in weapons.swaps],
             "same": bool(weapons.same),
             "total": _range(weapons.total),
+        }
+
+    def swap(self, swap: Swap, carried: set[str]) -> dict[str, Any]:
+        """A swap: what it may take, and what it gives up.
+
+        A name it replaces that models carry (`fixed`) is given up itself, every such name (`gives_up`,
+        one group of ids per name); a name of an optional list gives up one choice from that list
+        (`in_place_of`), so the new weapon fills that choice's place.
+        """
+        replaced = (swap.replace,) if isinstance(swap.replace, str) else swap.replace
+        groups = [self.weapons_in((name,)) for name in replaced]
+        return {
+            "with": self.weapons_in((*swap.with_, *swap.lists)),
+            "models": swap.models,
+            "gives_up": [g for g in groups if carried & set(g)],
+            "in_place_of": [k for g in groups if not carried & set(g) for k in g],
+            "label": _label(replaced),
         }
 
     def upgrade_choices(self, upgrades: UnitUpgrades | None) -> dict[str, Any]:
@@ -258,6 +313,11 @@ def _composition(composition: Composition | None, unit_ids: dict[str, str]) -> d
     }
 
 
+def _label(names: Iterable[str]) -> str:
+    """Names as one label for messages ('Standard Sidearms / Standard Weapons'): data words only."""
+    return " / ".join(names)
+
+
 def _plain(text: str) -> str:
     from .render import plain
 
@@ -291,6 +351,9 @@ def _module_info(project: Project, module: Module) -> dict[str, Any]:
                 }
                 for c in building.categories
             ],
+            "reinforcements": {"name": building.reinforcements.name, "points": building.reinforcements.points}
+            if building.reinforcements
+            else None,
             "game_sizes": [{"name": g.name, "points": g.points, "limit": _number(g.points)} for g in building.game_sizes],
             "cost": {
                 "surcharges": [{"min_upgrades": s.min_upgrades, "points": s.points} for s in building.cost.surcharges],

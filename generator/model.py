@@ -301,6 +301,7 @@ class CostRules(Record):
 class Reinforcements(Record):
     """Reinforcements that join an army later in a game."""
 
+    name: str = field(metadata=doc("What the game calls them; the army builder labels a unit held back as them.", example="Reinforcements"))
     points: int = field(metadata=doc("Points of reinforcements."))
     from_round: int | None = field(default=None, metadata=doc("First round they may arrive."))
     text: str = field(default="", metadata=doc("How they work (Markdown).", markdown=True))
@@ -424,7 +425,13 @@ class Upgrade(Record):
     type: str | None = field(default=None, metadata=doc("Upgrade type, e.g. 'Equipment'."))
     effect: str = field(metadata=doc("What it does (Markdown).", markdown=True))
     points: ProfileValue | None = field(default=None, metadata=doc("Cost; '-' where none is printed."))
-    limit: str | None = field(default=None, metadata=doc("A limit on taking it, e.g. 'one per gang'."))
+    limit: str | None = field(default=None, metadata=doc("A limit on taking it, as printed, e.g. 'one per gang'."))
+    max_per_army: int | None = field(
+        default=None, metadata=doc("Most models of an army that may take it (what `limit` says, checked in rosters).", example=1)
+    )
+    max_per_model: int | None = field(
+        default=None, metadata=doc("Most times one model may take it (what `limit` says, checked in rosters).", example=1)
+    )
     grants: tuple[str, ...] = field(default=(), metadata=doc("Special rules it gives."))
     sets: dict[str, ProfileValue] = field(default_factory=dict, metadata=doc("Profile values it sets."))
     cost_per_other_upgrade: bool = field(default=False, metadata=doc("Cost is multiplied by the number of other upgrades."))

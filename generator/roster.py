@@ -21,6 +21,7 @@ Weapons and upgrades every model has (`fixed`) are never listed: they come with 
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -145,7 +146,11 @@ def _unit_entry(unit: Any, path: str, verdict: Verdict) -> dict[str, Any] | None
     name = _text(unit.get("unit"), f"{path}.unit", verdict)
     groups = _list_at(unit.get("models"), f"{path}.models", verdict)
     models = [m for j, group in enumerate(groups) if (m := _model_group(group, f"{path}.models[{j}]", verdict)) is not None]
-    return {"unit": name, "models": models}
+    held_back = unit.get("reinforcements", False)
+    if not isinstance(held_back, bool):
+        verdict.add("error", "roster-format", f"{path}.reinforcements", what=f"{path}.reinforcements", expected="true or false")
+        held_back = False
+    return {"unit": name, "models": models, "reinforcements": held_back}
 
 
 def _model_group(group: Any, path: str, verdict: Verdict) -> dict[str, Any] | None:
@@ -199,6 +204,9 @@ class _Tally:
     models: int = 0
     by_model: dict[str, int] = field(default_factory=dict)
     loadouts: list[list[str]] = field(default_factory=list)
+    swapped: dict[int, int] = field(default_factory=dict)
+    optioned: dict[int, int] = field(default_factory=dict)
+    upgrades: dict[str, int] = field(default_factory=dict)
 
 
 def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | None = None) -> Verdict:
@@ -215,6 +223,8 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         verdict.add("error", "roster-unknown-list", "list", name=roster["list"], module=module["title"])
         return verdict
     kept: list[tuple[int, dict[str, Any], int]] = []
+    taken: dict[str, int] = {}
+    reserve = 0
     for i, entry in enumerate(roster["units"]):
         if entry["unit"] is None:
             continue
@@ -222,19 +232,119 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         if unit is None:
             verdict.add("warning", "roster-dropped", f"units[{i}].unit", what="unit", name=entry["unit"], owner=army["name"])
             continue
-        unit_cost = _check_unit(_Unit(export, army, unit, f"units[{i}]", currency), entry["models"], verdict)
-        kept.append((i, unit, unit_cost))
-        verdict.unit_costs.append(unit_cost)
+        tally = _check_unit(_Unit(export, army, unit, f"units[{i}]", currency), entry["models"], verdict)
+        kept.append((i, unit, tally.cost))
+        verdict.unit_costs.append(tally.cost)
+        for key, n in tally.upgrades.items():
+            taken[key] = taken.get(key, 0) + n
+        reserve += _held_back(building, entry, unit, module, i, verdict) * tally.cost
     verdict.total = sum(c for _, _, c in kept)
-    _check_army(army, building, roster, kept, currency, verdict)
+    _check_upgrades_per_army(army, taken, verdict)
+    _check_army(army, building, roster, kept, currency, verdict, reserve)
     return verdict
+
+
+# --- reading a model's weapons ----------------------------------------------------------------------
+
+#: Beyond this many ways of reading one model's weapons, only the first is tried (both runtimes alike).
+MOST_READINGS = 512
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way of reading a model's chosen weapons: the option or swap each comes through, and what breaks."""
+
+    problems: tuple[tuple[str, dict[str, object]], ...] = ()
+    swaps: tuple[int, ...] = ()
+    given_up: tuple[str, ...] = ()
+    options: tuple[int, ...] = ()
+    slots: int = 0
+
+
+def read_weapons(weapons: dict[str, Any], fixed: list[str], chosen: list[str]) -> Reading:
+    """The reading of a model's weapons that breaks the fewest rules, then makes the fewest swaps.
+
+    Each chosen weapon comes through an option that offers it or a swap that takes it; every way is
+    tried in order (options before swaps, each in the unit's order) and the first best one is kept, so
+    that the builder, which tries them in the same order, reads the same. Weapons neither offers are
+    reported elsewhere and left out here.
+    """
+    sources = [
+        [
+            *(("o", i) for i, o in enumerate(weapons["options"]) if w in o["weapons"]),
+            *(("s", j) for j, s in enumerate(weapons["swaps"]) if w in s["with"]),
+        ]
+        for w in chosen
+    ]
+    picked = [(w, c) for w, c in zip(chosen, sources, strict=True) if c]
+    if not picked:
+        return _reading(weapons, fixed, [])
+    ways = 1
+    for _, c in picked:
+        ways *= len(c)
+    choices = itertools.product(*(c for _, c in picked)) if ways <= MOST_READINGS else iter([tuple(c[0] for _, c in picked)])
+    best: Reading | None = None
+    for way in choices:
+        reading = _reading(weapons, fixed, list(zip((w for w, _ in picked), way, strict=True)))
+        if best is None or (len(reading.problems), len(reading.swaps)) < (len(best.problems), len(best.swaps)):
+            best = reading
+    assert best is not None
+    return best
+
+
+def _reading(weapons: dict[str, Any], fixed: list[str], way: list[tuple[str, tuple[str, int]]]) -> Reading:
+    """Check one way of reading: each option's count, and that each swap has what it gives up."""
+    options, swaps = weapons["options"], weapons["swaps"]
+    usage = [0] * len(options)
+    for _, (kind, k) in way:
+        if kind == "o":
+            usage[k] += 1
+    used = tuple(sorted({k for _, (kind, k) in way if kind == "o"}))
+    carried = list(fixed)
+    problems: list[tuple[str, dict[str, object]]] = []
+    made: list[int] = []
+    for weapon, (kind, j) in way:
+        if kind == "s":
+            swap = swaps[j]
+            values: dict[str, object] = {"weapon": weapon, "replaced": swap["label"]}
+            if j in made:
+                problems.append(("roster-swap-once", values))
+            elif not _give_up(swap, carried, options, usage):
+                problems.append(("roster-swap-gives-up", values))
+            made.append(j)
+    for i, option in enumerate(options):
+        if usage[i] > option["max"]:
+            problems.append(("roster-option-max", {"count": usage[i], "option": option["label"], "max": option["max"]}))
+        if usage[i] < option["min"] and option["models"] != "one":
+            problems.append(("roster-option-min", {"count": usage[i], "option": option["label"], "min": option["min"]}))
+    given = list(fixed)
+    for key in carried:
+        given.remove(key)
+    return Reading(tuple(problems), tuple(made), tuple(given), used, sum(usage))
+
+
+def _give_up(swap: dict[str, Any], carried: list[str], options: list[dict[str, Any]], usage: list[int]) -> bool:
+    """Give up what a swap replaces: each weapon it names that the model carries, and one choice of the lists it names.
+
+    The choice given up is the first option offering those lists with room left (else the first
+    offering them), which the new weapon then fills. False when the model lacks a weapon to give up.
+    """
+    found = [next((k for k in group if k in carried), None) for group in swap["gives_up"]]
+    if any(k is None for k in found):
+        return False
+    for k in found:
+        carried.remove(str(k))
+    places = [i for i, o in enumerate(options) if set(o["weapons"]) & set(swap["in_place_of"])]
+    if places:
+        usage[next((i for i in places if usage[i] < options[i]["max"]), places[0])] += 1
+    return True
 
 
 # --- one unit ------------------------------------------------------------------------------------
 
 
-def _check_unit(unit: _Unit, groups: list[dict[str, Any]], verdict: Verdict) -> int:
-    """Cost a unit's model lines and check each, then the unit as a whole; returns its cost."""
+def _check_unit(unit: _Unit, groups: list[dict[str, Any]], verdict: Verdict) -> _Tally:
+    """Cost a unit's model lines and check each, then the unit as a whole; returns what they add up to."""
     tally = _Tally()
     for j, group in enumerate(groups):
         if group["model"] is not None:
@@ -242,7 +352,8 @@ def _check_unit(unit: _Unit, groups: list[dict[str, Any]], verdict: Verdict) -> 
     _check_unit_size(unit, tally, verdict)
     _check_model_limits(unit, tally, verdict)
     _check_same_weapons(unit, tally, verdict)
-    return tally.cost
+    _check_swappers(unit, tally, verdict)
+    return tally
 
 
 def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Tally, verdict: Verdict) -> None:
@@ -258,15 +369,30 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
     chosen_weapons = _chosen(unit, model, "weapon", allowed, group["weapons"], gpath, verdict)
     offered = [o["upgrade"] for o in upgrades["options"] if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
     chosen_upgrades = _chosen(unit, model, "upgrade", offered, group["upgrades"], gpath, verdict)
-    points = _model_points(unit, index, chosen_weapons, chosen_upgrades)
+    fixed = _fixed_weapons(unit, model)
+    reading = read_weapons(unit.unit["weapons"], fixed, chosen_weapons)
+    for code, values in reading.problems:
+        verdict.add("error", code, gpath, model=model["name"], unit=unit.name, **values)
+    carried = list(fixed)
+    for key in reading.given_up:
+        carried.remove(key)
+    points = _model_points(unit, index, carried + chosen_weapons, chosen_upgrades)
     count = group["count"]
     tally.cost += points * count
     tally.models += count
     tally.by_model[model["name"]] = tally.by_model.get(model["name"], 0) + count
-    tally.loadouts.append(sorted(chosen_weapons))
+    if not reading.swaps:
+        tally.loadouts.append(sorted(chosen_weapons))
+    for j in set(reading.swaps):
+        tally.swapped[j] = tally.swapped.get(j, 0) + count
+    for i in reading.options:
+        tally.optioned[i] = tally.optioned.get(i, 0) + count
+    for key in chosen_upgrades:
+        tally.upgrades[key] = tally.upgrades.get(key, 0) + count
     _check_spending_cap(unit, model, points, gpath, verdict)
-    _check_weapon_count(unit, model, len(chosen_weapons), gpath, verdict)
+    _check_weapon_count(unit, model, reading.slots, gpath, verdict)
     _check_upgrade_count(unit, model, len(chosen_upgrades), gpath, verdict)
+    _check_upgrades_per_model(unit, model, chosen_upgrades, gpath, verdict)
 
 
 def _chosen(unit: _Unit, model: dict[str, Any], what: str, offered: list[str], names: list[str], gpath: str, verdict: Verdict) -> list[str]:
@@ -290,14 +416,19 @@ def _chosen(unit: _Unit, model: dict[str, Any], what: str, offered: list[str], n
     return chosen
 
 
+def _fixed_weapons(unit: _Unit, model: dict[str, Any]) -> list[str]:
+    """The weapons a model has without choosing them: its own (`by_model`) or the unit's."""
+    weapons = unit.unit["weapons"]
+    return list(weapons["by_model"].get(model["name"], weapons["fixed"]))
+
+
 def _model_points(unit: _Unit, index: int, weapons: list[str], upgrades: list[str]) -> int:
-    """What one model costs with what it carries, including what every such model has (`fixed`)."""
+    """What one model costs with every weapon it carries and its upgrades, including those it has anyway."""
     export, options = unit.export, unit.unit
-    fixed = options["weapons"]["by_model"].get(options["models"][index]["name"], options["weapons"]["fixed"])
     built = build_model(
         export.models[f"{options['id']}#{index}"],
         [export.upgrades[u] for u in [*options["upgrades"]["fixed"], *upgrades]],
-        [export.weapons[w] for w in [*fixed, *weapons]],
+        [export.weapons[w] for w in weapons],
         export.cost_rules,
     )
     return built.points
@@ -313,17 +444,40 @@ def _check_spending_cap(unit: _Unit, model: dict[str, Any], points: int, gpath: 
 
 
 def _check_weapon_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:
-    """How many optional weapons a model takes: the unit's total if it states one, else the options' sum."""
-    weapons = unit.unit["weapons"]
-    if not weapons["options"]:
-        return
-    total = weapons["total"]
-    low = total["min"] if total and total["min"] is not None else sum(o["min"] for o in weapons["options"])
-    high = total["max"] if total and total["max"] is not None else sum(o["max"] for o in weapons["options"])
-    if n < low:
-        verdict.add("error", "roster-weapon-count-min", gpath, model=model["name"], unit=unit.name, count=n, min=low)
-    if n > high:
-        verdict.add("error", "roster-weapon-count-max", gpath, model=model["name"], unit=unit.name, count=n, max=high)
+    """How many weapon choices a model fills over all options, when the unit states a total (each option is checked on its own)."""
+    total = unit.unit["weapons"]["total"]
+    if total and total["min"] is not None and n < total["min"]:
+        verdict.add("error", "roster-weapon-count-min", gpath, model=model["name"], unit=unit.name, count=n, min=total["min"])
+    if total and total["max"] is not None and n > total["max"]:
+        verdict.add("error", "roster-weapon-count-max", gpath, model=model["name"], unit=unit.name, count=n, max=total["max"])
+
+
+def _check_upgrades_per_model(unit: _Unit, model: dict[str, Any], chosen: list[str], gpath: str, verdict: Verdict) -> None:
+    """An upgrade one model may take only so many times (Scraplands' 'one per car')."""
+    for key in dict.fromkeys(chosen):
+        upgrade, n = unit.army["upgrades"][key], chosen.count(key)
+        most = upgrade["max_per_model"]
+        if most is not None and n > most:
+            limit = upgrade["limit"] or most
+            verdict.add(
+                "error",
+                "roster-upgrade-per-model",
+                gpath,
+                model=model["name"],
+                unit=unit.name,
+                upgrade=upgrade["name"],
+                count=n,
+                limit=limit,
+            )
+
+
+def _check_upgrades_per_army(army: dict[str, Any], taken: dict[str, int], verdict: Verdict) -> None:
+    """An upgrade only so many models of the army may take (Devil's Bluff's 'one per gang')."""
+    for key, n in taken.items():
+        upgrade = army["upgrades"][key]
+        most = upgrade["max_per_army"]
+        if most is not None and n > most:
+            verdict.add("error", "roster-upgrade-per-army", "units", upgrade=upgrade["name"], count=n, limit=upgrade["limit"] or most)
 
 
 def _check_upgrade_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:
@@ -353,12 +507,46 @@ def _check_model_limits(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
 
 
 def _check_same_weapons(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
-    weapons = unit.unit["weapons"]
-    if weapons["same"] and not weapons["swaps"] and any(lo != tally.loadouts[0] for lo in tally.loadouts):
+    """Models that must carry the same weapons do, apart from those that made a swap."""
+    if unit.unit["weapons"]["same"] and any(lo != tally.loadouts[0] for lo in tally.loadouts):
         verdict.add("error", "roster-same-weapons", unit.path, unit=unit.name)
 
 
+def _most(models: object) -> int | None:
+    """How many models of a unit a swap or an option is for: 'one', a number, or no limit."""
+    if models == "one":
+        return 1
+    return models if isinstance(models, int) and not isinstance(models, bool) else None
+
+
+def _check_swappers(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
+    """How many models of the unit made each swap, and took from each option meant for one model."""
+    weapons = unit.unit["weapons"]
+    for j, swap in enumerate(weapons["swaps"]):
+        n, most = tally.swapped.get(j, 0), _most(swap["models"])
+        if most is not None and n > most:
+            verdict.add("error", "roster-swap-models", unit.path, unit=unit.name, count=n, replaced=swap["label"], max=most)
+        if swap["models"] == "all" and 0 < n < tally.models:
+            verdict.add("error", "roster-swap-all", unit.path, unit=unit.name, count=n, models=tally.models, replaced=swap["label"])
+    for i, option in enumerate(weapons["options"]):
+        n, most = tally.optioned.get(i, 0), _most(option["models"])
+        if most is not None and n > most:
+            verdict.add("error", "roster-option-models", unit.path, unit=unit.name, count=n, option=option["label"], max=most)
+
+
 # --- the whole army ------------------------------------------------------------------------------
+
+
+def _held_back(
+    building: dict[str, Any], entry: dict[str, Any], unit: dict[str, Any], module: dict[str, Any], i: int, verdict: Verdict
+) -> int:
+    """1 when the unit is held back as reinforcements the module allows (Halo: Breakpoint), else 0."""
+    if not entry["reinforcements"]:
+        return 0
+    if building.get("reinforcements") is None:
+        verdict.add("error", "roster-no-reinforcements", f"units[{i}].reinforcements", unit=unit["name"], module=module["title"])
+        return 0
+    return 1
 
 
 def _check_army(
@@ -368,6 +556,7 @@ def _check_army(
     kept: list[tuple[int, dict[str, Any], int]],
     currency: str,
     verdict: Verdict,
+    reserve: int = 0,
 ) -> None:
     """The army-building rules over the units kept: how often each is taken, budgets, categories."""
     counts: dict[str, int] = {}
@@ -377,7 +566,7 @@ def _check_army(
         _check_times_taken(army, unit, counts, verdict)
     costs = [c for _, _, c in kept]
     _check_max_units(building, len(kept), verdict)
-    _check_budgets(building, roster, costs, currency, verdict)
+    _check_budgets(building, roster, costs, currency, verdict, reserve)
     game = roster["points"] if roster["points"] is not None else building.get("budget")
     for category in building.get("categories", []):
         members = [(u, c) for _, u, c in kept if u["category"] == category["id"] or _counts_as(building, u["category"]) == category["id"]]
@@ -419,10 +608,28 @@ def _check_max_units(building: dict[str, Any], units: int, verdict: Verdict) -> 
         verdict.add("error", "roster-max-units", "units", count=units, max=building["max_units"])
 
 
-def _check_budgets(building: dict[str, Any], roster: dict[str, Any], costs: list[int], currency: str, verdict: Verdict) -> None:
-    """The game size's points, the module's budget, and the budget per unit with its shared pool."""
-    total = verdict.total
-    if roster["points"] is not None and total > roster["points"]:
+def _check_budgets(
+    building: dict[str, Any], roster: dict[str, Any], costs: list[int], currency: str, verdict: Verdict, reserve: int
+) -> None:
+    """The game size's points (reinforcements apart, within their own points), the module's budget, and the budget per unit with its shared pool."""
+    total = verdict.total - reserve
+    if reserve:
+        extra = building["reinforcements"]
+        if reserve > extra["points"]:
+            verdict.add(
+                "error", "roster-reinforcements", "units", name=extra["name"], total=reserve, currency=currency, limit=extra["points"]
+            )
+        if roster["points"] is not None and total > roster["points"]:
+            verdict.add(
+                "error",
+                "roster-total-without-reinforcements",
+                "points",
+                name=extra["name"],
+                total=total,
+                currency=currency,
+                limit=roster["points"],
+            )
+    elif roster["points"] is not None and total > roster["points"]:
         verdict.add("error", "roster-total", "points", total=total, currency=currency, limit=roster["points"])
     if building.get("budget") is not None and total > building["budget"]:
         verdict.add("error", "roster-budget", "units", total=total, currency=currency, limit=building["budget"])
