@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalogue import ListEntry, Project, Scope
+from .catalogue import ListEntry, Project, Scope, walk_sections
 from .model import (
+    BuiltModel,
     Composition,
     CostRules,
     Model,
@@ -62,6 +63,7 @@ MESSAGES: dict[str, str] = {
     "roster-models-min": "'{unit}' has {count} models; it needs at least {min}",
     "roster-models-max": "'{unit}' has {count} models; it may have at most {max}",
     "roster-model-limit": "'{unit}' has {count} '{model}'; it may have at most {max}",
+    "roster-model-limit-min": "'{unit}' has {count} '{model}'; it needs at least {min}",
     "roster-weapon": "'{model}' in '{unit}' may not take '{weapon}'",
     "roster-weapon-count-min": "'{model}' in '{unit}' takes {count} weapons; it needs at least {min}",
     "roster-weapon-count-max": "'{model}' in '{unit}' takes {count} weapons; it may take at most {max}",
@@ -211,10 +213,34 @@ class _ListExporter:
             "name": unit.name,
             "category": unit.category,
             "spending_cap": unit.spending_cap,
+            "spending_cap_own_cost": unit.spending_cap_own_cost,
             "models": models,
             "composition": _composition(unit.composition, unit_ids),
             "weapons": self.weapon_choices(unit.weapons),
             "upgrades": self.upgrade_choices(unit.upgrades),
+        }
+
+    def ready_made(self, model: BuiltModel) -> dict[str, Any] | None:
+        """A built model (a fleet's ship) offered as a unit of one: its base, with its upgrades and weapons fixed.
+
+        Its cost is then `build_model` of the same parts, the figure the checker compares with the printed one.
+        """
+        base = self.project.one("models", model.base, self.scope)
+        if base is None:
+            return None
+        uid = f"{self.entry.army_list.id}/{slugify(model.name)}"
+        self.out.models[f"{uid}#0"] = base
+        upgrades = [self.upgrade(u) for n in model.upgrades if (u := self.project.one("upgrades", n, self.scope)) is not None]
+        return {
+            "id": uid,
+            "name": model.name,
+            "category": None,
+            "spending_cap": None,
+            "spending_cap_own_cost": False,
+            "models": [{"name": model.name, "points": base.points, "profile": dict(base.profile), "rules": self.rule_uses(base.rules)}],
+            "composition": _composition(None, {}),
+            "weapons": {**self.weapon_choices(None), "fixed": self.weapons_in(model.weapons)},
+            "upgrades": {**self.upgrade_choices(None), "fixed": upgrades},
         }
 
     def weapons_in(self, names: Iterable[str]) -> list[str]:
@@ -279,6 +305,8 @@ class _ListExporter:
         units = list({id(u): u for s in scopes for u in s.units.values()}.values())
         unit_ids = {slugify(u.id or u.name): f"{self.entry.army_list.id}/{u.id or slugify(u.name)}" for u in units}
         exported = [self.unit(u, unit_ids) for u in units]
+        built = (s.built_model for s in walk_sections(self.entry.army_list.sections) if s.built_model is not None)
+        exported += [unit for model in built if (unit := self.ready_made(model)) is not None]
         # Every weapon and upgrade in scope, so that a roster naming one the unit may not take is told
         # so, rather than told it does not exist.
         for s in scopes:
@@ -308,7 +336,7 @@ def _composition(composition: Composition | None, unit_ids: dict[str, str]) -> d
         "per_army": _range(per_army),
         "shared_with": [unit_ids.get(slugify(n), n) for n in (per_army.shared_with if per_army else ())],
         "per_unit": {"unit": unit_ids.get(slugify(per_unit.unit), per_unit.unit), "max": per_unit.max} if per_unit else None,
-        "limits": [{"model": limit.model, "max": limit.max} for limit in composition.limits],
+        "limits": [{"model": limit.model, "min": limit.min, "max": limit.max} for limit in composition.limits],
         "taken_in": composition.taken_in,
     }
 

@@ -469,9 +469,10 @@ class PerUnit(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class ModelLimit(Record):
-    """The most of one model a unit may have."""
+    """How many of one model a unit may have."""
 
     model: str = field(metadata=doc("A model of the unit."))
+    min: int = field(default=0, metadata=doc("Least of that model in the unit.", example=1))
     max: int = field(metadata=doc("Most of that model in the unit."))
 
 
@@ -584,6 +585,9 @@ class Unit(Record):
     upgrades: UnitUpgrades | None = field(default=None, metadata=doc("Upgrade options."))
     abilities: tuple[Ability, ...] = field(default=(), metadata=doc("Abilities and reactions."))
     spending_cap: int | None = field(default=None, metadata=doc("Most a model may spend on weapons and upgrades."))
+    spending_cap_own_cost: bool = field(
+        default=False, metadata=doc("A model may spend on weapons and upgrades at most what the model itself costs.")
+    )
     notes: str = field(default="", metadata=doc("Markdown after everything.", markdown=True))
     headings: bool = field(default=False, metadata=doc("Give composition, weapons and upgrades their own headings."))
 

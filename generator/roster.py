@@ -436,6 +436,8 @@ def _model_points(unit: _Unit, index: int, weapons: list[str], upgrades: list[st
 
 def _check_spending_cap(unit: _Unit, model: dict[str, Any], points: int, gpath: str, verdict: Verdict) -> None:
     cap = unit.unit["spending_cap"]
+    if cap is None and unit.unit["spending_cap_own_cost"]:
+        cap = model["points"] or 0
     spent = points - (model["points"] or 0)
     if cap is not None and spent > cap:
         verdict.add(
@@ -499,11 +501,13 @@ def _check_unit_size(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
 
 
 def _check_model_limits(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
-    """At most so many of one model in the unit (a sergeant, a heavy gunner)."""
+    """So many of one model in the unit: at most one sergeant, exactly one leader."""
     for limit in unit.unit["composition"]["limits"]:
         have = sum(c for name, c in tally.by_model.items() if norm(name) == norm(limit["model"]))
         if have > limit["max"]:
             verdict.add("error", "roster-model-limit", unit.path, unit=unit.name, count=have, model=limit["model"], max=limit["max"])
+        if have < limit["min"]:
+            verdict.add("error", "roster-model-limit-min", unit.path, unit=unit.name, count=have, model=limit["model"], min=limit["min"])
 
 
 def _check_same_weapons(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:

@@ -332,8 +332,9 @@
       read.options.forEach(function (i) { optioned[i] = (optioned[i] || 0) + count; });
       chosenUpgrades.forEach(function (u) { taken[u] = (taken[u] || 0) + count; });
       var spent = built - (model.points || 0);
-      if (unit.spending_cap !== null && spent > unit.spending_cap) {
-        verdict.add("error", "roster-spending-cap", gpath, { model: model.name, unit: unit.name, spent: spent, currency: currency, cap: unit.spending_cap });
+      var cap = unit.spending_cap === null && unit.spending_cap_own_cost ? model.points || 0 : unit.spending_cap;
+      if (cap !== null && spent > cap) {
+        verdict.add("error", "roster-spending-cap", gpath, { model: model.name, unit: unit.name, spent: spent, currency: currency, cap: cap });
       }
       var t = weapons.total;
       if (t && t.min !== null && read.slots < t.min) verdict.add("error", "roster-weapon-count-min", gpath, { model: model.name, unit: unit.name, count: read.slots, min: t.min });
@@ -357,6 +358,7 @@
       var have = 0;
       Object.keys(byModel).forEach(function (name) { if (norm(name) === norm(limit.model)) have += byModel[name]; });
       if (have > limit.max) verdict.add("error", "roster-model-limit", path, { unit: unit.name, count: have, model: limit.model, max: limit.max });
+      if (have < limit.min) verdict.add("error", "roster-model-limit-min", path, { unit: unit.name, count: have, model: limit.model, min: limit.min });
     });
     if (weapons.same && loadouts.some(function (l) { return l !== loadouts[0]; })) {
       verdict.add("error", "roster-same-weapons", path, { unit: unit.name });
