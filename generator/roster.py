@@ -372,7 +372,8 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
     fixed = _fixed_weapons(unit, model)
     reading = read_weapons(unit.unit["weapons"], fixed, chosen_weapons)
     for code, values in reading.problems:
-        verdict.add("error", code, gpath, model=model["name"], unit=unit.name, **values)
+        named = {k: unit.army["weapons"][str(v)]["name"] if k == "weapon" else v for k, v in values.items()}
+        verdict.add("error", code, gpath, model=model["name"], unit=unit.name, **named)
     carried = list(fixed)
     for key in reading.given_up:
         carried.remove(key)

@@ -210,7 +210,7 @@
     way.forEach(function (w) {
       if (w.kind !== "s") return;
       var swap = weapons.swaps[w.k];
-      var values = { weapon: w.weapon, replaced: swap.label };
+      var values = { weapon: w.weapon, replaced: swap.label }; // an id: the caller names it
       if (made.indexOf(w.k) >= 0) problems.push(["roster-swap-once", values]);
       else if (!giveUp(swap, carried, options, usage)) problems.push(["roster-swap-gives-up", values]);
       made.push(w.k);
@@ -313,7 +313,9 @@
       var fixed = has(weapons.by_model, model.name) ? weapons.by_model[model.name] : weapons.fixed;
       var read = readWeapons(weapons, fixed, chosenWeapons);
       read.problems.forEach(function (p) {
-        verdict.add("error", p[0], gpath, Object.assign({ model: model.name, unit: unit.name }, p[1]));
+        var values = Object.assign({ model: model.name, unit: unit.name }, p[1]);
+        if (has(values, "weapon")) values.weapon = army.weapons[values.weapon].name;
+        verdict.add("error", p[0], gpath, values);
       });
       var carried = fixed.slice();
       read.given_up.forEach(function (k) { carried.splice(carried.indexOf(k), 1); });
