@@ -384,3 +384,38 @@ def test_stale_or_broken_links_load_what_they_can(site: Browsing, exports: dict[
     expect(page.locator("#rb-notices")).to_contain_text(exports["fracture"].data["messages"]["roster-link"])
     assert page.locator("#rb-add").is_visible()
     assert not problems.all() and not broken_problems.all()
+
+
+def test_the_builder_works_offline_after_one_visit(site: Browsing, exports: dict[str, ModuleExport], artifacts: Path) -> None:
+    """With the site's service worker: open the builder once, lose the network, reload, build and check a roster."""
+    page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    open_builder(page, site.url("halo-breakpoint/builder.html"))
+    assert page.evaluate("navigator.serviceWorker.ready.then(r => Boolean(r.active))") is True
+    page.context.set_offline(True)
+    response = page.reload(wait_until="load")
+    assert response is not None and response.from_service_worker
+    page.wait_for_selector("[data-rules-builder][data-ready=true]")
+    page.select_option("#rb-list", label="UNSC")
+    page.select_option("#rb-size", index=0)
+    for n in range(2):
+        page.select_option("#rb-unit", label="UNSC Marines")
+        page.click("#rb-add")
+        page.select_option(f"#rb-{n}-0-model", value="Marine")
+    page.check("#rb-1-reinforcements")
+    expect(page.locator(".rb-status")).to_have_attribute("data-verdict", "legal")
+    roster = page.evaluate("() => window.cadenceBuilder.roster")
+    assert roster["units"][1]["reinforcements"] is True
+    assert _canonical(page_verdict(page)) == verdict_of(exports["halo-breakpoint"], roster)
+    # Three units of Marines held back cost more than the reinforcements' 100 points: said offline too.
+    for n in range(2, 5):
+        page.select_option("#rb-unit", label="UNSC Marines")
+        page.click("#rb-add")
+        page.select_option(f"#rb-{n}-0-model", value="Marine")
+        page.fill(f"#rb-{n}-0-count", "5")
+        page.press(f"#rb-{n}-0-count", "Tab")
+        page.check(f"#rb-{n}-reinforcements")
+    expect(page.locator("#rb-problems li[data-code=roster-reinforcements]")).to_have_count(1)
+    assert _canonical(page_verdict(page)) == verdict_of(exports["halo-breakpoint"], page.evaluate("() => window.cadenceBuilder.roster"))
+    page.screenshot(path=str(artifacts / "builder-offline-reinforcements-phone.png"), full_page=False)
+    page.context.set_offline(False)
+    assert not problems.all()
