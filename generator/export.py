@@ -300,22 +300,25 @@ class _ListExporter:
                 options.append({"upgrade": self.upgrade(found), "models": models})
         return {"fixed": fixed, "options": options, "min": upgrades.min, "max": upgrades.max}
 
+    def ready_made_units(self) -> list[dict[str, Any]]:
+        """The list's own built models, each a unit of one."""
+        built = (s.built_model for s in walk_sections(self.entry.army_list.sections) if s.built_model is not None)
+        return [unit for model in built if (unit := self.ready_made(model)) is not None]
+
+    def everything_in(self, scopes: list[Scope]) -> None:
+        """Every weapon and upgrade in scope, so that a roster naming one the unit may not take is told
+        so, rather than told it does not exist."""
+        for weapon in (w for s in scopes for found in s.weapons.values() for w in found):
+            self.weapon(weapon)
+        for upgrade in (u for s in scopes for found in s.upgrades.values() for u in found):
+            self.upgrade(upgrade)
+
     def export(self) -> dict[str, Any]:
         scopes = [s for s in self.scope.chain() if "/" in s.key]
         units = list({id(u): u for s in scopes for u in s.units.values()}.values())
         unit_ids = {slugify(u.id or u.name): f"{self.entry.army_list.id}/{u.id or slugify(u.name)}" for u in units}
-        exported = [self.unit(u, unit_ids) for u in units]
-        built = (s.built_model for s in walk_sections(self.entry.army_list.sections) if s.built_model is not None)
-        exported += [unit for model in built if (unit := self.ready_made(model)) is not None]
-        # Every weapon and upgrade in scope, so that a roster naming one the unit may not take is told
-        # so, rather than told it does not exist.
-        for s in scopes:
-            for found in s.weapons.values():
-                for w in found:
-                    self.weapon(w)
-            for found_upgrades in s.upgrades.values():
-                for u in found_upgrades:
-                    self.upgrade(u)
+        exported = [self.unit(u, unit_ids) for u in units] + self.ready_made_units()
+        self.everything_in(scopes)
         return {
             "id": self.entry.army_list.id,
             "name": self.entry.army_list.name,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -269,27 +270,30 @@ def read_weapons(weapons: dict[str, Any], fixed: list[str], chosen: list[str]) -
     that the builder, which tries them in the same order, reads the same. Weapons neither offers are
     reported elsewhere and left out here.
     """
-    sources = [
-        [
-            *(("o", i) for i, o in enumerate(weapons["options"]) if w in o["weapons"]),
-            *(("s", j) for j, s in enumerate(weapons["swaps"]) if w in s["with"]),
-        ]
-        for w in chosen
-    ]
-    picked = [(w, c) for w, c in zip(chosen, sources, strict=True) if c]
-    if not picked:
-        return _reading(weapons, fixed, [])
-    ways = 1
-    for _, c in picked:
-        ways *= len(c)
-    choices = itertools.product(*(c for _, c in picked)) if ways <= MOST_READINGS else iter([tuple(c[0] for _, c in picked)])
-    best: Reading | None = None
-    for way in choices:
+    picked = [(w, c) for w in chosen if (c := _sources(weapons, w))]
+    best = _reading(weapons, fixed, [])
+    first = True
+    for way in _ways([c for _, c in picked]) if picked else ():
         reading = _reading(weapons, fixed, list(zip((w for w, _ in picked), way, strict=True)))
-        if best is None or (len(reading.problems), len(reading.swaps)) < (len(best.problems), len(best.swaps)):
-            best = reading
-    assert best is not None
+        if first or (len(reading.problems), len(reading.swaps)) < (len(best.problems), len(best.swaps)):
+            best, first = reading, False
     return best
+
+
+def _sources(weapons: dict[str, Any], weapon: str) -> list[tuple[str, int]]:
+    """Where a chosen weapon may come from: each option offering it ("o"), then each swap taking it ("s")."""
+    options = [("o", i) for i, o in enumerate(weapons["options"]) if weapon in o["weapons"]]
+    return options + [("s", j) for j, s in enumerate(weapons["swaps"]) if weapon in s["with"]]
+
+
+def _ways(sources: list[list[tuple[str, int]]]) -> Iterator[tuple[tuple[str, int], ...]]:
+    """Every way of reading, the last weapon's source changing fastest; only the first when there are too many."""
+    ways = 1
+    for c in sources:
+        ways *= len(c)
+    if ways > MOST_READINGS:
+        return iter([tuple(c[0] for c in sources)])
+    return itertools.product(*sources)
 
 
 def _reading(weapons: dict[str, Any], fixed: list[str], way: list[tuple[str, tuple[str, int]]]) -> Reading:
@@ -364,11 +368,8 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
         verdict.add("warning", "roster-dropped", f"{gpath}.model", what="model", name=group["model"], owner=unit.name)
         return
     model = models[index]
-    weapons, upgrades = unit.unit["weapons"], unit.unit["upgrades"]
-    allowed = [k for o in weapons["options"] for k in o["weapons"]] + [k for s in weapons["swaps"] for k in s["with"]]
-    chosen_weapons = _chosen(unit, model, "weapon", allowed, group["weapons"], gpath, verdict)
-    offered = [o["upgrade"] for o in upgrades["options"] if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
-    chosen_upgrades = _chosen(unit, model, "upgrade", offered, group["upgrades"], gpath, verdict)
+    chosen_weapons = _chosen(unit, model, "weapon", _offered_weapons(unit), group["weapons"], gpath, verdict)
+    chosen_upgrades = _chosen(unit, model, "upgrade", _offered_upgrades(unit, model), group["upgrades"], gpath, verdict)
     fixed = _fixed_weapons(unit, model)
     reading = read_weapons(unit.unit["weapons"], fixed, chosen_weapons)
     for code, values in reading.problems:
@@ -378,22 +379,38 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
     for key in reading.given_up:
         carried.remove(key)
     points = _model_points(unit, index, carried + chosen_weapons, chosen_upgrades)
-    count = group["count"]
-    tally.cost += points * count
-    tally.models += count
-    tally.by_model[model["name"]] = tally.by_model.get(model["name"], 0) + count
-    if not reading.swaps:
-        tally.loadouts.append(sorted(chosen_weapons))
-    for j in set(reading.swaps):
-        tally.swapped[j] = tally.swapped.get(j, 0) + count
-    for i in reading.options:
-        tally.optioned[i] = tally.optioned.get(i, 0) + count
-    for key in chosen_upgrades:
-        tally.upgrades[key] = tally.upgrades.get(key, 0) + count
+    _add_line(tally, model["name"], group["count"], points, reading, chosen_weapons, chosen_upgrades)
     _check_spending_cap(unit, model, points, gpath, verdict)
     _check_weapon_count(unit, model, reading.slots, gpath, verdict)
     _check_upgrade_count(unit, model, len(chosen_upgrades), gpath, verdict)
     _check_upgrades_per_model(unit, model, chosen_upgrades, gpath, verdict)
+
+
+def _offered_weapons(unit: _Unit) -> list[str]:
+    """The weapons a unit's models may choose: its options' and its swaps'."""
+    weapons = unit.unit["weapons"]
+    return [k for o in weapons["options"] for k in o["weapons"]] + [k for s in weapons["swaps"] for k in s["with"]]
+
+
+def _offered_upgrades(unit: _Unit, model: dict[str, Any]) -> list[str]:
+    """The upgrades a model of the unit may choose (some are offered to some models only)."""
+    options = unit.unit["upgrades"]["options"]
+    return [o["upgrade"] for o in options if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
+
+
+def _add_line(tally: _Tally, model: str, count: int, points: int, reading: Reading, weapons: list[str], upgrades: list[str]) -> None:
+    """Add a line of `count` models to the unit's tally: cost, models, loadout, swaps, options, upgrades."""
+    tally.cost += points * count
+    tally.models += count
+    tally.by_model[model] = tally.by_model.get(model, 0) + count
+    if not reading.swaps:
+        tally.loadouts.append(sorted(weapons))
+    for j in set(reading.swaps):
+        tally.swapped[j] = tally.swapped.get(j, 0) + count
+    for i in reading.options:
+        tally.optioned[i] = tally.optioned.get(i, 0) + count
+    for key in upgrades:
+        tally.upgrades[key] = tally.upgrades.get(key, 0) + count
 
 
 def _chosen(unit: _Unit, model: dict[str, Any], what: str, offered: list[str], names: list[str], gpath: str, verdict: Verdict) -> list[str]:
