@@ -934,9 +934,12 @@
           if (upgradeIds.indexOf(id) < 0) upgradeIds.push(id);
         });
         var fixed = has(unit.weapons.by_model, model.name) ? unit.weapons.by_model[model.name] : unit.weapons.fixed;
+        var taken = [];
+        g.weapons.forEach(function (name) { var id = findId(Object.keys(army.weapons), army.weapons, name); if (id) taken.push(id); });
+        // A weapon given up in a swap is not carried, so not printed.
         var ws = fixed.slice();
-        g.weapons.forEach(function (name) { var id = findId(Object.keys(army.weapons), army.weapons, name); if (id) ws.push(id); });
-        ws.forEach(function (id) { if (weaponIds.indexOf(id) < 0) weaponIds.push(id); });
+        readWeapons(unit.weapons, fixed, taken).given_up.forEach(function (k) { ws.splice(ws.indexOf(k), 1); });
+        ws.concat(taken).forEach(function (id) { if (weaponIds.indexOf(id) < 0) weaponIds.push(id); });
         use(rules);
         var row = el("tr", {}, [el("td", { text: model.name }), el("td", { text: String(g.count) })]);
         modelCols.forEach(function (c) { row.appendChild(el("td", { text: has(profile, c.key) ? String(profile[c.key]) : "" })); });
