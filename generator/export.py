@@ -385,7 +385,15 @@ def _module_info(project: Project, module: Module) -> dict[str, Any]:
             "reinforcements": {"name": building.reinforcements.name, "points": building.reinforcements.points}
             if building.reinforcements
             else None,
-            "game_sizes": [{"name": g.name, "points": g.points, "limit": _number(g.points)} for g in building.game_sizes],
+            "game_sizes": [
+                {
+                    "name": g.name,
+                    "points": g.points,
+                    "limit": _number(g.points),
+                    "category_units": {k: _range(r) for k, r in g.category_units.items()} if g.category_units else None,
+                }
+                for g in building.game_sizes
+            ],
             "cost": {
                 "surcharges": [{"min_upgrades": s.min_upgrades, "points": s.points} for s in building.cost.surcharges],
                 "weapons_count_as_upgrades": building.cost.weapons_count_as_upgrades,

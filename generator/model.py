@@ -279,6 +279,10 @@ class GameSize(Record):
     name: str = field(metadata=doc("Name of the game size."))
     points: ProfileValue = field(metadata=doc("Points (or a range such as '500-1000')."))
     battlefield: str = field(default="", metadata=doc("Recommended battlefield."))
+    category_units: dict[str, Range] = field(
+        default_factory=dict,
+        metadata=doc("Units of each category (by id) in games of exactly these points, in place of the categories' own counts."),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -590,9 +590,11 @@ def _check_army(
     _check_max_units(building, len(kept), verdict)
     _check_budgets(building, roster, costs, currency, verdict, reserve)
     game = roster["points"] if roster["points"] is not None else building.get("budget")
+    sized = _category_units(building, roster["points"])
     for category in building.get("categories", []):
         members = [(u, c) for _, u, c in kept if u["category"] == category["id"] or _counts_as(building, u["category"]) == category["id"]]
-        _check_category(category, [c for _, c in members], verdict.total, game, currency, verdict)
+        units = sized.get(category["id"]) if sized is not None else category["units"]
+        _check_category({**category, "units": units}, [c for _, c in members], verdict.total, game, currency, verdict)
 
 
 def _check_times_taken(army: dict[str, Any], unit: dict[str, Any], counts: dict[str, int], verdict: Verdict) -> None:
@@ -661,6 +663,12 @@ def _check_budgets(
         pool = (building.get("pooled_budget_per_item") or 0) * len(costs)
         if over > pool:
             verdict.add("error", "roster-item-budget", "units", over=over, currency=currency, each=each, pool=pool)
+
+
+def _category_units(building: dict[str, Any], points: int | None) -> dict[str, Any] | None:
+    """The unit counts of a game size of exactly these points that sets its own (Wasteland's small game), or None."""
+    sizes = [g for g in building.get("game_sizes", []) if g["category_units"] is not None and g["limit"] == points]
+    return sizes[0]["category_units"] if sizes else None
 
 
 def _check_category(category: dict[str, Any], costs: list[int], total: int, game: int | None, currency: str, verdict: Verdict) -> None:

@@ -360,3 +360,19 @@ def test_a_problem_about_a_key_the_file_lacks_is_placed_at_the_file(tmp_path: Pa
     lines = [str(p) for p in problems]
     assert "roster.yaml:1:1: error[roster-format]: list must be a name" in lines
     assert "roster.yaml:6:13: error[roster-format]: units[0].models must be a list" in lines
+
+
+def test_wasteland_small_game_takes_one_command_unit_and_any_others(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The small game sets its own unit counts (one Command unit); the medium game's counts apply at 1000 points."""
+    text = (
+        "module: core-rules\nlist: Example Battle Group\npoints: 100\nunits:\n"
+        "  - unit: Commander\n    models: [{model: Commander}]\n"
+        "  - unit: Rifle Squad\n    models: [{model: Rifleman, count: 5}]\n"
+    )
+    code, out = run(capsys, roster(tmp_path, text), project=WASTELAND)
+    # 40 + 5 × 10
+    assert out[0].endswith("total 90 points") and out[-1] == "no problems found" and code == 0
+    code, out = run(capsys, roster(tmp_path, text.replace("points: 100", "points: 1000")), project=WASTELAND)
+    assert any(line.endswith("error[roster-category-min]: the army has 1 Troops units; it needs at least 3") for line in out) and code == 1
+    code, out = run(capsys, roster(tmp_path, text + "  - unit: Commander\n    models: [{model: Commander}]\n"), project=WASTELAND)
+    assert any(line.endswith("error[roster-category-max]: the army has 2 Command units; it may have at most 1") for line in out)

@@ -427,12 +427,15 @@
       if (over > pool) verdict.add("error", "roster-item-budget", "units", { over: over, currency: currency, each: each, pool: pool });
     }
     var game = roster.points !== null ? roster.points : (building.budget === undefined ? null : building.budget);
+    // A game size of exactly these points may set its own unit counts (roster._category_units).
+    var sized = (building.game_sizes || []).filter(function (g) { return g.category_units !== null && g.limit === roster.points; });
     (building.categories || []).forEach(function (category) {
       var members = kept.filter(function (k) { return k.unit.category === category.id || countsAs(building, k.unit.category) === category.id; });
       var points = sum(members, function (k) { return k.cost; });
       var name = category.name;
-      if (category.units) {
-        var lo = category.units.min, hi = category.units.max;
+      var counts = sized.length ? (has(sized[0].category_units, category.id) ? sized[0].category_units[category.id] : null) : category.units;
+      if (counts) {
+        var lo = counts.min, hi = counts.max;
         if (lo !== null && members.length < lo) verdict.add("error", "roster-category-min", "units", { count: members.length, category: name, min: lo });
         if (hi !== null && members.length > hi) verdict.add("error", "roster-category-max", "units", { count: members.length, category: name, max: hi });
       }
