@@ -296,16 +296,21 @@ class Importer:
             self.warn(row[0], "row", f"row has {len(row)} cells for {len(table.header)} columns")
         return profile, rules, points
 
-    def unit(self, table: MdTable, name: str, text: str) -> dict[str, Any]:
-        models = []
+    def profiled_rows(self, table: MdTable, columns: list[Column], what: str) -> list[dict[str, Any]]:
+        """One entry per row (a model of a unit, a weapon of a list): name, profile, then rules and points if given."""
+        entries = []
         for row in table.rows:
-            profile, rules, points = self.profile(table, row, self.vocabulary.model, "model")
-            model: dict[str, Any] = {"name": row[0].text, "profile": profile}
+            profile, rules, points = self.profile(table, row, columns, what)
+            entry: dict[str, Any] = {"name": row[0].text, "profile": profile}
             if rules:
-                model["rules"] = rules
+                entry["rules"] = rules
             if points is not None:
-                model["points"] = points
-            models.append(model)
+                entry["points"] = points
+            entries.append(entry)
+        return entries
+
+    def unit(self, table: MdTable, name: str, text: str) -> dict[str, Any]:
+        models = self.profiled_rows(table, self.vocabulary.model, "model")
         self.result.count("units")
         unit: dict[str, Any] = {"name": name, "models": models}
         if text:
@@ -313,15 +318,7 @@ class Importer:
         return {"unit": unit}
 
     def weapon_list(self, table: MdTable, name: str) -> dict[str, Any]:
-        weapons = []
-        for row in table.rows:
-            profile, rules, points = self.profile(table, row, self.vocabulary.weapon, "weapon")
-            weapon: dict[str, Any] = {"name": row[0].text, "profile": profile}
-            if rules:
-                weapon["rules"] = rules
-            if points is not None:
-                weapon["points"] = points
-            weapons.append(weapon)
+        weapons = self.profiled_rows(table, self.vocabulary.weapon, "weapon")
         self.result.count("weapon lists")
         block: dict[str, Any] = {"id": self.unique(slugify(name)), "name": name, "weapons": weapons}
         if slugify(table.header[0].text) != slugify(name):
