@@ -108,7 +108,7 @@ def unit_cost(
     if unit.upgrades:
         total = total + upgrade_choices(unit.upgrades, low_n, high_n, upgrade)
     if unit.spending_cap_own_cost:
-        # No model spends more on its gear than it costs itself (Survivors).
+        # No model spends more on its gear than it costs itself.
         total = CostRange(total.low, min(total.high, 2 * max(costs) * high_n))
     return total
 

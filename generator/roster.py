@@ -473,7 +473,7 @@ def _check_weapon_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, 
 
 
 def _check_upgrades_per_model(unit: _Unit, model: dict[str, Any], chosen: list[str], gpath: str, verdict: Verdict) -> None:
-    """An upgrade one model may take only so many times (Scraplands' 'one per car')."""
+    """An upgrade one model may take only so many times ('one per car')."""
     for key in dict.fromkeys(chosen):
         upgrade, n = unit.army["upgrades"][key], chosen.count(key)
         most = upgrade["max_per_model"]
@@ -492,7 +492,7 @@ def _check_upgrades_per_model(unit: _Unit, model: dict[str, Any], chosen: list[s
 
 
 def _check_upgrades_per_army(army: dict[str, Any], taken: dict[str, int], verdict: Verdict) -> None:
-    """An upgrade only so many models of the army may take (Devil's Bluff's 'one per gang')."""
+    """An upgrade only so many models of the army may take ('one per gang')."""
     for key, n in taken.items():
         upgrade = army["upgrades"][key]
         most = upgrade["max_per_army"]
@@ -562,7 +562,7 @@ def _check_swappers(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
 def _held_back(
     building: dict[str, Any], entry: dict[str, Any], unit: dict[str, Any], module: dict[str, Any], i: int, verdict: Verdict
 ) -> int:
-    """1 when the unit is held back as reinforcements the module allows (Halo: Breakpoint), else 0."""
+    """1 when the unit is held back as reinforcements the module allows, else 0."""
     if not entry["reinforcements"]:
         return 0
     if building.get("reinforcements") is None:
@@ -666,7 +666,7 @@ def _check_budgets(
 
 
 def _category_units(building: dict[str, Any], points: int | None) -> dict[str, Any] | None:
-    """The unit counts of a game size of exactly these points that sets its own (Wasteland's small game), or None."""
+    """The unit counts of a game size of exactly these points that sets its own (a small game with one command unit), or None."""
     sizes = [g for g in building.get("game_sizes", []) if g["category_units"] is not None and g["limit"] == points]
     return sizes[0]["category_units"] if sizes else None
 

@@ -37,7 +37,12 @@ def test_one_versioned_file_per_module_valid_against_the_schema(exported: Path) 
 
 def test_names_are_resolved_to_ids_with_profiles_costs_and_rule_texts(exported: Path) -> None:
     fracture = json.loads((exported / "fracture.json").read_text(encoding="utf-8"))
-    assert fracture["module"]["army_building"]["game_sizes"][0] == {"name": "Small", "points": "500-1000", "limit": 1000}
+    assert fracture["module"]["army_building"]["game_sizes"][0] == {
+        "name": "Small",
+        "points": "500-1000",
+        "limit": 1000,
+        "category_units": None,
+    }
     marauders = next(army for army in fracture["lists"] if army["id"] == "marauders")
     warlord = next(u for u in marauders["units"] if u["name"] == "Warlord")
     armoured = warlord["models"][1]
