@@ -9,6 +9,7 @@ a key that neither documents an example nor is used anywhere is reported by `mis
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -169,7 +170,7 @@ def default_text(f: dataclasses.Field[Any]) -> str:
 
 def own_docstring(cls: type) -> str:
     """A class's own docstring; dataclasses make up one from the signature when there is none."""
-    text = (cls.__doc__ or "").strip()
+    text = inspect.cleandoc(cls.__doc__ or "")  # later paragraphs lose their indent
     return "" if text.startswith(f"{cls.__name__}(") else text
 
 

@@ -5,7 +5,7 @@ checker can read: a module file, one generated page per top-level section that h
 upgrade tables, and a content page per other section. Nothing about a game is known here: a table is a
 model or weapon profile when its headers name the target system's profile columns (by label, name or
 key); costs are recognised by the currency labels the project's modules declare; effects and rules by
-the table headers the model's `Terms` give. What cannot be placed is reported, one located line each.
+the table headers the system's labels and each module's `terms` give. What cannot be placed is reported, one located line each.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from .catalogue import Project, RuleUse, walk_sections
-from .model import Column, Terms, slugify
+from .model import Column, Labels, slugify
 from .problems import Location, Problem, warning
 
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
@@ -141,7 +141,7 @@ class Vocabulary:
 
     @classmethod
     def of(cls, project: Project | None) -> Vocabulary:
-        terms = Terms()
+        terms = Labels()
         costs = {"points", "cost"}
         rules = {slugify(terms.rules), "special-rules", "rules"}
         effects = {slugify(terms.effect), *EFFECT_WORDS}
@@ -150,8 +150,9 @@ class Vocabulary:
         for module in project.modules.values():
             if module.currency:
                 costs |= {module.currency.label.lower(), module.currency.name.lower()}
-            rules.add(slugify(module.terms.rules))
-            effects.add(slugify(module.terms.effect))
+            words = module.terms.over(project.system.labels)
+            rules.add(slugify(words["rules"]))
+            effects.add(slugify(words["effect"]))
         known = {
             key: rule
             for scope in project.scopes.values()
