@@ -19,6 +19,7 @@ from .model import (
     BuiltModel,
     Composition,
     CostRules,
+    Labels,
     Model,
     Module,
     Range,
@@ -41,52 +42,58 @@ DATA_PATH = "{module}/data.json"
 #: Where the JSON Schema of the documents is published.
 SCHEMA_PATH = "assets/rules-export.schema.json"
 
-#: The roster checker's messages, by problem code. Placeholders are `{name}`; both the Python checker
-#: and the builder page fill them from the same values, so both print the same words.
-MESSAGES: dict[str, str] = {
-    "roster-format": "{what} must be {expected}",
-    "roster-unknown-module": "the roster is for '{name}', but this data is for '{module}'",
-    "roster-unknown-list": "'{name}' is not one of the lists of {module}",
-    "roster-dropped": "dropped {what} '{name}': {owner} has no such {what}",
-    "roster-total": "the army costs {total} {currency}, more than the {limit} {currency} it may spend",
-    "roster-budget": "the army costs {total} {currency}, more than the budget of {limit} {currency}",
-    "roster-max-units": "the army has {count} units; at most {max} are allowed",
-    "roster-per-army-min": "the army must include at least {min} '{unit}' (it has {count})",
-    "roster-per-army-max": "the army may include at most {max} '{unit}' (it has {count})",
-    "roster-per-unit": "'{unit}' is taken {count} times; one for every '{other}' allows {allowed}",
-    "roster-taken-in": "'{unit}' is taken {count} times; it comes in groups of {size}",
-    "roster-share-min": "{category} costs {points} {currency}, {percent}% of the army; it must be at least {share}%",
-    "roster-share-max": "{category} costs {points} {currency}, {percent}% of the army; it may be at most {share}%",
-    "roster-category-min": "the army has {count} {category} units; it needs at least {min}",
-    "roster-category-max": "the army has {count} {category} units; it may have at most {max}",
-    "roster-category-size": "{category} units are used only in games of at least {min} {currency}",
-    "roster-models-min": "'{unit}' has {count} models; it needs at least {min}",
-    "roster-models-max": "'{unit}' has {count} models; it may have at most {max}",
-    "roster-model-limit": "'{unit}' has {count} '{model}'; it may have at most {max}",
-    "roster-model-limit-min": "'{unit}' has {count} '{model}'; it needs at least {min}",
-    "roster-weapon": "'{model}' in '{unit}' may not take '{weapon}'",
-    "roster-weapon-count-min": "'{model}' in '{unit}' takes {count} weapons; it needs at least {min}",
-    "roster-weapon-count-max": "'{model}' in '{unit}' takes {count} weapons; it may take at most {max}",
-    "roster-same-weapons": "every model in '{unit}' must carry the same weapons",
-    "roster-upgrade": "'{model}' in '{unit}' may not take '{upgrade}'",
-    "roster-upgrade-count-min": "'{model}' in '{unit}' takes {count} upgrades; it needs at least {min}",
-    "roster-upgrade-count-max": "'{model}' in '{unit}' takes {count} upgrades; it may take at most {max}",
-    "roster-spending-cap": "'{model}' in '{unit}' spends {spent} {currency} on weapons and upgrades, more than its cap of {cap}",
-    "roster-item-budget": "the army spends {over} {currency} beyond {each} {currency} per unit, more than the shared {pool}",
-    "roster-option-min": "'{model}' in '{unit}' takes {count} weapons from '{option}'; it needs at least {min}",
-    "roster-option-max": "'{model}' in '{unit}' takes {count} weapons from '{option}'; it may take at most {max}",
-    "roster-option-models": "'{unit}' has {count} models taking weapons from '{option}'; at most {max} may",
-    "roster-swap-gives-up": "'{model}' in '{unit}' may take '{weapon}' only in place of '{replaced}', which it does not carry",
-    "roster-swap-once": "'{model}' in '{unit}' takes '{weapon}' in place of '{replaced}' a second time; a model trades it once",
-    "roster-swap-models": "'{unit}' has {count} models trading '{replaced}'; at most {max} may",
-    "roster-swap-all": "'{unit}' has {count} of {models} models trading '{replaced}'; all of them or none must",
-    "roster-upgrade-per-model": "'{model}' in '{unit}' takes '{upgrade}' {count} times, more than its limit: {limit}",
-    "roster-upgrade-per-army": "the army takes '{upgrade}' {count} times, more than its limit: {limit}",
-    "roster-reinforcements": "the {name} cost {total} {currency}, more than the {limit} {currency} allowed",
-    "roster-total-without-reinforcements": "the army without its {name} costs {total} {currency}, more than the {limit} {currency} it may spend",
-    "roster-no-reinforcements": "'{unit}' is held back as reinforcements, but {module} has none",
-    "roster-link": "the roster in this link could not be read; nothing was loaded from it",
-}
+#: The roster checker's problem codes. Each one's message is the system label of the same name
+#: ('roster-total': `roster_total`), placeholders `{name}`; the Python checker and the builder page
+#: fill them from the same values, so both print the same words, in the game's language.
+ROSTER_CODES: tuple[str, ...] = (
+    "roster-format",
+    "roster-unknown-module",
+    "roster-unknown-list",
+    "roster-dropped",
+    "roster-total",
+    "roster-budget",
+    "roster-max-units",
+    "roster-per-army-min",
+    "roster-per-army-max",
+    "roster-per-unit",
+    "roster-taken-in",
+    "roster-share-min",
+    "roster-share-max",
+    "roster-category-min",
+    "roster-category-max",
+    "roster-category-size",
+    "roster-models-min",
+    "roster-models-max",
+    "roster-model-limit",
+    "roster-model-limit-min",
+    "roster-weapon",
+    "roster-weapon-count-min",
+    "roster-weapon-count-max",
+    "roster-same-weapons",
+    "roster-upgrade",
+    "roster-upgrade-count-min",
+    "roster-upgrade-count-max",
+    "roster-spending-cap",
+    "roster-item-budget",
+    "roster-option-min",
+    "roster-option-max",
+    "roster-option-models",
+    "roster-swap-gives-up",
+    "roster-swap-once",
+    "roster-swap-models",
+    "roster-swap-all",
+    "roster-upgrade-per-model",
+    "roster-upgrade-per-army",
+    "roster-reinforcements",
+    "roster-total-without-reinforcements",
+    "roster-no-reinforcements",
+    "roster-link",
+)
+
+
+def roster_messages(labels: Labels) -> dict[str, str]:
+    """The message template of every roster problem code, in the game's words."""
+    return {code: getattr(labels, code.replace("-", "_")) for code in ROSTER_CODES}
 
 
 @dataclass
@@ -362,7 +369,7 @@ def _module_info(project: Project, module: Module) -> dict[str, Any]:
         "id": module.id,
         "title": module.title,
         "currency": {"name": module.currency.name, "label": module.currency.label} if module.currency else None,
-        "terms": {k: terms[k] for k in ("model", "weapon", "upgrade", "effect", "rules", "count", "type")},
+        "terms": {k: terms[k] for k in ("model", "weapon", "upgrade", "effect", "rules", "count", "type", "points_unit")},
         "army_building": None
         if building is None
         else {
@@ -429,7 +436,7 @@ def export_module(project: Project, module: Module) -> ModuleExport:
         "module": _module_info(project, module),
         "lists": lists,
         "rules": rules,
-        "messages": MESSAGES,
+        "messages": roster_messages(project.system.labels),
     }
     return out
 

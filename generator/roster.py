@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .export import MESSAGES, ModuleExport
+from .export import ModuleExport, roster_messages
 from .loader import parse_yaml, read_text
+from .model import Labels
 from .points import build_model
 from .problems import Location, Problem, Severity, error, warning
 
@@ -61,12 +62,13 @@ class RosterProblem:
 class Verdict:
     """What a roster costs and everything wrong with it."""
 
+    messages: Mapping[str, str]  # the game's message template of each problem code
     total: int = 0
     unit_costs: list[int] = field(default_factory=list)
     problems: list[RosterProblem] = field(default_factory=list)
 
     def add(self, severity: str, code: str, path: str, **values: object) -> None:
-        message = re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), MESSAGES[code])
+        message = re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), self.messages[code])
         self.problems.append(RosterProblem(severity, code, message, path))
 
     def as_json(self) -> dict[str, Any]:
@@ -212,11 +214,11 @@ class _Tally:
 
 def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | None = None) -> Verdict:
     """Cost a normalised roster and check it against every army-building rule the data states."""
-    verdict = verdict or Verdict()
+    verdict = verdict or Verdict(export.data["messages"])
     data = export.data
     module = data["module"]
     building = module["army_building"] or {}
-    currency = module["currency"]["name"] if module["currency"] else "points"
+    currency = module["currency"]["name"] if module["currency"] else module["terms"]["points_unit"]
     if roster["list"] is None:
         return verdict
     army = _find(data["lists"], roster["list"])
@@ -737,15 +739,17 @@ def _place(path: str, locations: dict[str, Location], rel: str) -> Location:
 
 def check_roster_file(path: Path, rel: str, exports: dict[str, ModuleExport]) -> tuple[Verdict, list[Problem], ModuleExport | None]:
     """Read and check a roster file; problems are located in the file, never raised."""
+    # one system's labels word every module's messages; a project without modules speaks the defaults
+    messages = next((e.data["messages"] for e in exports.values()), None) or roster_messages(Labels())
     text, problems = read_text(path, rel)
     if text is None:
-        return Verdict(), problems, None
+        return Verdict(messages), problems, None
     raw, problems = parse_yaml(text, rel)
     if raw is None:
-        return Verdict(), problems, None
+        return Verdict(messages), problems, None
     locations: dict[str, Location] = {"": Location(rel, 1, 1)}
     _locations(raw, "", rel, locations)
-    verdict = Verdict()
+    verdict = Verdict(messages)
     roster = normalise(raw, verdict)
     export = exports.get(str(roster["module"])) if roster["module"] else None
     if export is None and roster["module"] is not None:

@@ -458,7 +458,7 @@
   function evaluate(data, roster, verdict) {
     var module = data.module;
     var building = module.army_building || {};
-    var currency = module.currency ? module.currency.name : "points";
+    var currency = module.currency ? module.currency.name : module.terms.points_unit;
     if (roster.list === null) return verdict;
     var army = find(data.lists, roster.list);
     if (army === null) {

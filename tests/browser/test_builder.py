@@ -132,7 +132,7 @@ def random_roster(rng: random.Random, data: dict[str, Any]) -> dict[str, Any]:
 
 def verdict_of(export: ModuleExport, raw: dict[str, Any]) -> dict[str, Any]:
     """What `cadence roster` decides about a roster (the same functions the command calls)."""
-    verdict = Verdict()
+    verdict = Verdict(export.data["messages"])
     evaluate(export, normalise(raw, verdict), verdict)
     return _canonical(verdict.as_json())
 
