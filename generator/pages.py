@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from .catalogue import Project, assemble
 from .checks import read_words, run_checks
-from .export import builder_outputs
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import load_directory, project_files, read_text
@@ -111,6 +110,7 @@ def generate(
 
     `resolved` is the result `load_project` already computed; without it the project is resolved here.
     """
+    from .export import builder_outputs  # here, not at the top: `cadence check` never writes the builder
     from .render import Renderer  # here, not at the top: `cadence check` never loads Jinja
 
     resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)
