@@ -137,17 +137,25 @@ _PLAIN_BOOL = re.compile(r"true|false|True|False|TRUE|FALSE")
 #: libyaml's C parser when PyYAML has it (ten times faster); the pure-Python one otherwise.
 _FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESOLVER: Any = yaml.SafeLoader("")
-#: First characters of the plain scalars YAML may read as something other than a string.
-_RESOLVED_STARTS = frozenset(_RESOLVER.yaml_implicit_resolvers)
+#: The safe loader's implicit types (null, bool, int, float, timestamp, merge...) by the first
+#: character a plain scalar must start with to be one; it has no path or catch-all resolvers, so
+#: these patterns are all its `resolve` tries.
+_IMPLICIT: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
+    first: tuple(resolvers) for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+assert None not in _IMPLICIT and not yaml.SafeLoader.yaml_path_resolvers
 _NODE_EVENTS = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
 
 
 def _tag(event: ScalarEvent) -> str:
     """The tag YAML gives a scalar, as PyYAML's composer resolves it."""
-    if event.tag not in (None, "!"):
+    if event.tag is not None and event.tag != "!":
         return str(event.tag)
-    if event.implicit[0] and (event.value[:1] in _RESOLVED_STARTS or None in _RESOLVED_STARTS):
-        return str(_RESOLVER.resolve(ScalarNode, event.value, event.implicit))
+    if event.implicit[0]:
+        value = event.value
+        for tag, pattern in _IMPLICIT.get(value[:1], ()):
+            if pattern.match(value):
+                return tag
     return _STR
 
 
