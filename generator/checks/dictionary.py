@@ -12,15 +12,11 @@ same table is kept in memory for the run.
 from __future__ import annotations
 
 import contextlib
-import gzip
-import hashlib
-import json
 import mmap
 import os
 import re
 import struct
 import sys
-import tempfile
 import zlib
 from importlib.util import find_spec
 from pathlib import Path
@@ -88,6 +84,9 @@ def _source() -> Path | None:
 
 def _read_source(path: Path) -> set[str]:
     """The keys of the JSON word list; read with a regular expression unless the file has escapes."""
+    import gzip  # here: only the first check reads the source
+    import json
+
     text = gzip.decompress(path.read_bytes()).decode("utf-8")
     if "\\" in text:
         return set(json.loads(text))
@@ -101,9 +100,10 @@ def cache_dir() -> Path:
 
 
 def _cache_name(source: Path) -> str:
+    """The word file's name: the layout, the byte order and which dictionary file, of what size and age."""
     info = source.stat()
-    key = f"{MAGIC.decode()}:{sys.byteorder}:{source.resolve()}:{info.st_size}:{info.st_mtime_ns}"
-    return f"english-{hashlib.sha256(key.encode()).hexdigest()[:16]}.words"
+    where = zlib.crc32(str(source.resolve()).encode())
+    return f"english-{MAGIC.decode()}-{sys.byteorder}-{where:08x}-{info.st_size}-{info.st_mtime_ns}.words"
 
 
 def _map(path: Path) -> mmap.mmap | None:
@@ -118,6 +118,8 @@ def _map(path: Path) -> mmap.mmap | None:
 
 def _write(path: Path, data: bytes) -> None:
     """Write the word file whole or not at all: another check may be reading the same cache."""
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".words-")
     try:
