@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .catalogue import Project, assemble
+from .catalogue import Project, build_records, link_records
 from .checks import read_words, run_checks
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
-from .loader import load_directory, project_files, read_text
+from .loader import project_files, read_documents, read_text
 from .markup import outline_text
 from .problems import Location, Problem, error
 from .resolve import Resolved, resolve
@@ -64,10 +64,12 @@ def load_project(
     `check_patches` is off when the errata have already been applied (`--as-published`);
     `allow_outside_links` follows symbolic links that leave the project.
     """
-    documents, problems = load_directory(root, data_dir, allow_outside_links=allow_outside_links)
+    problems: list[Problem] = []
+    # each file's record is built as the file is read, so one file's raw values are held at a time
+    records = build_records(read_documents(root, data_dir, problems, allow_outside_links=allow_outside_links), data_dir)
     content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links)
     problems.extend(content_problems)
-    project, found = assemble(documents, data_dir, unread={p.location.path for p in problems})
+    project, found = link_records(records, data_dir, unread={p.location.path for p in problems})
     problems.extend(found)
     resolved = None
     # Cross-references are checked only on data that read cleanly: a file that failed to parse or
