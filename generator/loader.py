@@ -7,6 +7,8 @@ documents blow up memory or smuggle in objects.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import re
 import stat
@@ -522,6 +524,25 @@ def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
     if body is None:
         return None, problems
     return Document(rel, body), problems
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a project is read and checked.
+
+    Reading allocates hundreds of thousands of objects that all live on (located values, the records
+    built from them) and form no reference cycles, so the collector's repeated passes over them find
+    nothing: a fifth of `cadence check`'s time at 10x the shipped data. Reference counting still frees
+    everything else at once; a cycle made meanwhile is collected once the collector resumes.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[Document]:

@@ -16,7 +16,7 @@ from .catalogue import Project, build_records, link_records
 from .checks import read_words, run_checks
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
-from .loader import project_files, read_documents, read_text
+from .loader import collector_paused, project_files, read_documents, read_text
 from .markup import outline_text
 from .problems import Location, Problem, error
 from .resolve import Resolved, resolve
@@ -56,6 +56,7 @@ def read_content(root: Path, content_dir: str, *, allow_outside_links: bool = Fa
     return pages, problems
 
 
+@collector_paused()
 def load_project(
     root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True, allow_outside_links: bool = False
 ) -> Loaded:
