@@ -146,7 +146,7 @@ _IMPLICIT: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
     first: tuple(resolvers) for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 assert None not in _IMPLICIT and not yaml.SafeLoader.yaml_path_resolvers
-_NODE_EVENTS = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
+_NODE_EVENTS = frozenset({ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent})
 
 
 def _tag(event: ScalarEvent) -> str:
@@ -182,11 +182,9 @@ class _Builder:
     def event(self) -> Any:
         """The next event; anchors and aliases are refused here, wherever they are."""
         event = self._next()
-        if isinstance(event, _NODE_EVENTS):
-            if isinstance(event, AliasEvent):
-                raise _AliasError(event.start_mark)
-            if event.anchor is not None:
-                raise _AliasError(event.start_mark, anchor=True)
+        kind = type(event)
+        if kind in _NODE_EVENTS and event.anchor is not None:  # an alias's `anchor` is the name it refers to
+            raise _AliasError(event.start_mark, anchor=kind is not AliasEvent)
         return event
 
     def location(self, event: Any) -> Location:
@@ -244,9 +242,9 @@ class _Builder:
             raise _Limits(where, f"the file holds more than {MAX_NODES} values")
         if depth > MAX_DEPTH:
             raise _Limits(where, f"data nests deeper than {MAX_DEPTH} levels")
-        if isinstance(event, ScalarEvent):
+        if type(event) is ScalarEvent:
             return self.scalar(event, where)
-        if isinstance(event, MappingStartEvent):
+        if type(event) is MappingStartEvent:
             return self.mapping(event, where, depth)
         tag = _collection_tag(event, _SEQ)
         if tag != _SEQ:
@@ -254,7 +252,7 @@ class _Builder:
         items = YList()
         items.loc = where
         item = self.event()
-        while not isinstance(item, SequenceEndEvent):
+        while type(item) is not SequenceEndEvent:
             items.append(self.value(item, depth + 1))
             item = self.event()
         return items
@@ -267,9 +265,9 @@ class _Builder:
         result.loc = where
         result.key_locs = {}
         key_event = self.event()
-        while not isinstance(key_event, MappingEndEvent):
+        while type(key_event) is not MappingEndEvent:
             key_loc = self.location(key_event)
-            if not isinstance(key_event, ScalarEvent):
+            if type(key_event) is not ScalarEvent:
                 raise _Limits(key_loc, "a mapping key must be a plain name")
             if _tag(key_event) == _MERGE:
                 raise _Limits(key_loc, "merge keys ('<<') are not allowed in rules data")
