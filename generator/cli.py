@@ -129,7 +129,7 @@ def _swap_in(built: Path, out: Path, work: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _stop(process: subprocess.Popen[bytes] | None, timeout: float) -> None:
+def stop_process(process: subprocess.Popen[Any] | None, timeout: float) -> None:
     """Stop a child that is still running, politely first: an engine killed at once can leave its files half-written."""
     if process is None or process.poll() is not None:
         return
@@ -189,7 +189,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        _stop(process, timeout=30)
+        stop_process(process, timeout=30)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -254,7 +254,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     finally:
         signal.signal(signal.SIGTERM, previous)
-        _stop(process, timeout=10)
+        stop_process(process, timeout=10)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -9,16 +9,16 @@ a key that neither documents an example nor is used anywhere is reported by `mis
 from __future__ import annotations
 
 import dataclasses
-import types
+import inspect
 import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, get_args
 
 import yaml
 
 from .model import DOCUMENT_KINDS, Record
-from .schema import data_fields, yaml_key
+from .schema import TypeWords, data_fields, describe_type, yaml_key
 
 #: Longest example shown in full; longer ones are cut with an ellipsis.
 EXAMPLE_WIDTH = 70
@@ -45,29 +45,21 @@ def record_types() -> list[type[Record]]:
     return seen
 
 
+REFERENCE_WORDS = TypeWords(
+    text="text",
+    whole_number="whole number",
+    flag="true/false",
+    anything="any",
+    literal=lambda value: f"`{value}`",
+    sequence=lambda item: f"list of {item}",
+    mapping=lambda key, value: f"mapping of {key} to {value}",
+    record=lambda cls: f"[{cls.__name__}](#{cls.__name__.lower()})",
+)
+
+
 def type_text(tp: Any) -> str:
     """A field's type in words, naming record types by their heading in the reference."""
-    origin = get_origin(tp)
-    if tp is str:
-        return "text"
-    if tp is int:
-        return "whole number"
-    if tp is bool:
-        return "true/false"
-    if tp is Any:
-        return "any"
-    if origin is Literal:
-        return " or ".join(f"`{a}`" for a in get_args(tp))
-    if origin is tuple:
-        return f"list of {type_text(get_args(tp)[0])}"
-    if origin is dict:
-        key, value = get_args(tp)
-        return f"mapping of {type_text(key)} to {type_text(value)}"
-    if origin in (Union, types.UnionType):
-        return " or ".join(type_text(a) for a in get_args(tp) if a is not type(None))
-    if isinstance(tp, type) and issubclass(tp, Record):
-        return f"[{tp.__name__}](#{tp.__name__.lower()})"
-    return str(tp)
+    return describe_type(tp, REFERENCE_WORDS)
 
 
 def _plain(value: Any) -> Any:
@@ -178,7 +170,7 @@ def default_text(f: dataclasses.Field[Any]) -> str:
 
 def own_docstring(cls: type) -> str:
     """A class's own docstring; dataclasses make up one from the signature when there is none."""
-    text = (cls.__doc__ or "").strip()
+    text = inspect.cleandoc(cls.__doc__ or "")  # later paragraphs lose their indent
     return "" if text.startswith(f"{cls.__name__}(") else text
 
 

@@ -266,12 +266,12 @@ def _plain(text: str) -> str:
 
 def _module_info(project: Project, module: Module) -> dict[str, Any]:
     building = module.army_building
-    terms = module.terms
+    terms = module.terms.over(project.system.labels)
     return {
         "id": module.id,
         "title": module.title,
         "currency": {"name": module.currency.name, "label": module.currency.label} if module.currency else None,
-        "terms": {k: getattr(terms, k) for k in ("model", "weapon", "upgrade", "effect", "rules", "count", "type")},
+        "terms": {k: terms[k] for k in ("model", "weapon", "upgrade", "effect", "rules", "count", "type")},
         "army_building": None
         if building is None
         else {
@@ -357,22 +357,17 @@ def json_schema() -> dict[str, Any]:
 
 # --- publishing in the site ----------------------------------------------------------------------
 
-#: The builder's structural words (its own controls, not the game's); the template passes them to
-#: the page, and a project translates them by overriding `builder.md.j2`.
-BUILDER_UI = {
-    "list": "List",
-    "size": "Game size",
-    "limit": "Limit",
-    "total": "Total",
-    "unit": "Unit",
-    "add": "Add",
-    "remove": "Remove",
-    "group": "Add models",
-    "copy": "Copy link",
-    "export": "Save file",
-    "import": "Open file",
-    "print": "Print",
-}
+#: The builder's controls, by the key builder.js asks for: each is the system's label `builder_<key>`.
+BUILDER_UI = ("list", "size", "limit", "total", "unit", "add", "remove", "group", "copy", "export", "import", "print")
+
+
+def builder_words(project: Project, module: Module) -> dict[str, str]:
+    """The words of a builder page's controls, from the system's labels (and the module's terms)."""
+    labels = project.system.labels
+    words = {key: getattr(labels, f"builder_{key}") for key in BUILDER_UI}
+    words["rules_used"] = module.terms.over(labels)["rules_used"]
+    return words
+
 
 #: Where the builder's script and stylesheet are published: every file of generator/assets/ lands under
 #: assets/rules/ (staging.ASSETS_PREFIX); these two are linked from the builder pages only.
@@ -405,7 +400,7 @@ def builder_outputs(project: Project, renderer: Any) -> tuple[dict[str, str], di
     for module_id, exported in export_project(project).items():
         module = project.modules[module_id]
         page = builder_page(module_id)
-        renderer.map.titles[page] = f"{module.title}: {project.system.labels.roster}"
+        renderer.map.titles[page] = project.system.labels.say("module_roster", module=module.title)
         data_path = DATA_PATH.format(module=module_id)
         files[data_path] = to_json(exported.data)
         pages[page] = renderer._render(
@@ -417,7 +412,7 @@ def builder_outputs(project: Project, renderer: Any) -> tuple[dict[str, str], di
             data_src=html.escape(_relative(page, data_path), quote=True),
             script=html.escape(_relative(page, BUILDER_SCRIPT), quote=True),
             stylesheet=html.escape(_relative(page, BUILDER_STYLESHEET), quote=True),
-            ui=html.escape(json.dumps(BUILDER_UI, ensure_ascii=False), quote=True),
+            ui=html.escape(json.dumps(builder_words(project, module), ensure_ascii=False), quote=True),
         )
     if pages:
         files[SCHEMA_PATH] = json.dumps(json_schema(), indent=2) + "\n"

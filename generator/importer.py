@@ -5,7 +5,7 @@ checker can read: a module file, one generated page per top-level section that h
 upgrade tables, and a content page per other section. Nothing about a game is known here: a table is a
 model or weapon profile when its headers name the target system's profile columns (by label, name or
 key); costs are recognised by the currency labels the project's modules declare; effects and rules by
-the table headers the model's `Terms` give. What cannot be placed is reported, one located line each.
+the table headers the system's labels and each module's `terms` give. What cannot be placed is reported, one located line each.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from .catalogue import Project, RuleUse, walk_sections
-from .model import Column, Terms, slugify
+from .model import Column, Labels, slugify
 from .problems import Location, Problem, warning
 
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
@@ -141,7 +141,7 @@ class Vocabulary:
 
     @classmethod
     def of(cls, project: Project | None) -> Vocabulary:
-        terms = Terms()
+        terms = Labels()
         costs = {"points", "cost"}
         rules = {slugify(terms.rules), "special-rules", "rules"}
         effects = {slugify(terms.effect), *EFFECT_WORDS}
@@ -150,8 +150,9 @@ class Vocabulary:
         for module in project.modules.values():
             if module.currency:
                 costs |= {module.currency.label.lower(), module.currency.name.lower()}
-            rules.add(slugify(module.terms.rules))
-            effects.add(slugify(module.terms.effect))
+            words = module.terms.over(project.system.labels)
+            rules.add(slugify(words["rules"]))
+            effects.add(slugify(words["effect"]))
         known = {
             key: rule
             for scope in project.scopes.values()
@@ -296,16 +297,21 @@ class Importer:
             self.warn(row[0], "row", f"row has {len(row)} cells for {len(table.header)} columns")
         return profile, rules, points
 
-    def unit(self, table: MdTable, name: str, text: str) -> dict[str, Any]:
-        models = []
+    def profiled_rows(self, table: MdTable, columns: list[Column], what: str) -> list[dict[str, Any]]:
+        """One entry per row (a model of a unit, a weapon of a list): name, profile, then rules and points if given."""
+        entries = []
         for row in table.rows:
-            profile, rules, points = self.profile(table, row, self.vocabulary.model, "model")
-            model: dict[str, Any] = {"name": row[0].text, "profile": profile}
+            profile, rules, points = self.profile(table, row, columns, what)
+            entry: dict[str, Any] = {"name": row[0].text, "profile": profile}
             if rules:
-                model["rules"] = rules
+                entry["rules"] = rules
             if points is not None:
-                model["points"] = points
-            models.append(model)
+                entry["points"] = points
+            entries.append(entry)
+        return entries
+
+    def unit(self, table: MdTable, name: str, text: str) -> dict[str, Any]:
+        models = self.profiled_rows(table, self.vocabulary.model, "model")
         self.result.count("units")
         unit: dict[str, Any] = {"name": name, "models": models}
         if text:
@@ -313,15 +319,7 @@ class Importer:
         return {"unit": unit}
 
     def weapon_list(self, table: MdTable, name: str) -> dict[str, Any]:
-        weapons = []
-        for row in table.rows:
-            profile, rules, points = self.profile(table, row, self.vocabulary.weapon, "weapon")
-            weapon: dict[str, Any] = {"name": row[0].text, "profile": profile}
-            if rules:
-                weapon["rules"] = rules
-            if points is not None:
-                weapon["points"] = points
-            weapons.append(weapon)
+        weapons = self.profiled_rows(table, self.vocabulary.weapon, "weapon")
         self.result.count("weapon lists")
         block: dict[str, Any] = {"id": self.unique(slugify(name)), "name": name, "weapons": weapons}
         if slugify(table.header[0].text) != slugify(name):

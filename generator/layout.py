@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from markdown.extensions.toc import unique
 
 from .catalogue import ListEntry, Project, walk_sections
-from .model import ArmyList, Module, Section, SpecialRule, Unit, UpgradeList, WeaponList, slugify
+from .model import ArmyList, Labels, Module, Section, SpecialRule, Terms, Unit, UpgradeList, WeaponList, slugify
 from .problems import Location, Problem, error
 
 # --- directives in content pages ---------------------------------------------------------------
@@ -164,17 +164,12 @@ def _plan_sections(plan: PagePlan, army_list: ArmyList, sections: tuple[Section,
         _plan_sections(plan, army_list, section.sections, terms)
 
 
-DEFAULT_TERMS = {
-    "unit_composition": "Unit Composition",
-    "unit_weapons": "Weapons and Equipment",
-    "unit_upgrades": "Upgrades",
-}
-
-
-def module_terms(module: Module) -> dict[str, str]:
-    terms = {**DEFAULT_TERMS, **{k: v for k, v in vars(module.terms).items() if k != "loc"}}
-    terms["cost"] = module.currency.label if module.currency else ""
-    terms["currency"] = module.currency.name if module.currency else ""
+def module_terms(module: Module | None, labels: Labels) -> dict[str, str]:
+    """The words of a module's pages: the system's labels, the module's own terms over them, and its currency."""
+    terms = (module.terms if module else Terms()).over(labels)
+    currency = module.currency if module else None
+    terms["cost"] = currency.label if currency else ""
+    terms["currency"] = currency.name if currency else ""
     return terms
 
 
@@ -219,7 +214,7 @@ def _place_content_rules(site: SiteMap, project: Project, page: str, text: str, 
 def _place_list(site: SiteMap, project: Project, entry: ListEntry) -> None:
     """An army-list page's plan, its rules' anchors, and the page each of its blocks is shown on."""
     module = project.modules[entry.module]
-    plan = plan_list_page(entry, module_terms(module))
+    plan = plan_list_page(entry, module_terms(module, project.system.labels))
     site.plans[entry.page] = plan
     site.list_pages[entry.key] = entry.page
     site.titles[entry.page] = entry.army_list.title or entry.army_list.name

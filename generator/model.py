@@ -7,6 +7,8 @@ field added here is at once read, checked and offered for completion.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -90,46 +92,177 @@ DEFAULT_LABELS: dict[str, str] = yaml.load(  # a safe loader: libyaml's when PyY
 )
 
 
+def label(key: str, what: str, example: str) -> Any:
+    """A `Labels` field: its English default from labels.yaml, what it names, and a translation as example."""
+    return field(default=DEFAULT_LABELS[key], metadata=doc(what, example=example))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Labels(Record):
-    """The words the generator puts on the site itself; a game in another language replaces them all."""
+    """The words the generator puts on the site itself; a game in another language replaces them all.
 
-    home: str = field(default=DEFAULT_LABELS["home"], metadata=doc("Navigation title of the home page.", example="Startseite"))
-    overview: str = field(
-        default=DEFAULT_LABELS["overview"], metadata=doc("Navigation title of a module's index page.", example="Übersicht")
+    `{name}` in a label stands for a value the generator puts in; every other character is shown as
+    written. A module's `terms` replace the labels of the same name on that module's pages.
+    """
+
+    home: str = label("home", "Navigation title of the home page.", "Startseite")
+    overview: str = label("overview", "Navigation title of a module's index page.", "Übersicht")
+    errata: str = label("errata", "Navigation title of a module's errata page.", "Korrekturen")
+    module_errata: str = label(
+        "module_errata", "Title of a module's errata page; '{module}' stands for the module's title.", "Korrekturen zu {module}"
     )
-    errata: str = field(
-        default=DEFAULT_LABELS["errata"], metadata=doc("Navigation title of a module's errata page.", example="Korrekturen")
+    released: str = label("released", "Title of the page and menu section of released modules.", "Veröffentlichte Spiele")
+    in_development: str = label("in_development", "Title of the page and menu section of modules in development.", "Spiele in Entwicklung")
+    rules_index: str = label("rules_index", "Title of the page indexing every special rule.", "Regelverzeichnis")
+    changes: str = label("changes", "Title of the recent changes page.", "Letzte Änderungen")
+    licences: str = label("licences", "Title of the licences page.", "Lizenzen")
+    about: str = label("about", "Menu section of the about pages and the licences.", "Über das Projekt")
+    roster: str = label("roster", "Navigation title of a module's army builder page.", "Armeeliste")
+    module_roster: str = label(
+        "module_roster", "Title of a module's army builder page; '{module}': the module's title.", "{module}: Armeeliste"
     )
-    module_errata: str = field(
-        default=DEFAULT_LABELS["module_errata"],
-        metadata=doc("Title of a module's errata page; '{module}' stands for the module's title.", example="Korrekturen zu {module}"),
+
+    model: str = label("model", "Header of the model column.", "Modell")
+    weapon: str = label("weapon", "Header of the weapon column.", "Waffe")
+    upgrade: str = label("upgrade", "Header of the upgrade column.", "Aufwertung")
+    effect: str = label("effect", "Header of the upgrade effect column.", "Wirkung")
+    rules: str = label("rules", "Header of the special rules column.", "Sonderregeln")
+    count: str = label("count", "Header of the model count column.", "Anzahl")
+    type: str = label("type", "Header of the upgrade type column.", "Art")
+    rules_used: str = label("rules_used", "Heading of the list of rules a page mentions, with their text.", "Regeln auf dieser Seite")
+    definition: str = label("definition", "Link from a rule's pop-up to where the rule is defined.", "Ganze Regel")
+    close: str = label("close", "Button that closes a rule's pop-up.", "Schließen")
+    jump: str = label("jump", "Label of an army list's quick links to its units.", "Springe zu")
+    unit_composition: str = label("unit_composition", "Sub-heading of a unit's composition.", "Zusammensetzung")
+    unit_weapons: str = label("unit_weapons", "Sub-heading of a unit's weapons.", "Waffen und Ausrüstung")
+    unit_upgrades: str = label("unit_upgrades", "Sub-heading of a unit's upgrades.", "Aufwertungen")
+    setup: str = label("setup", "Label of a built model's upgrades.", "Ausrüstung")
+    weapons: str = label("weapons", "Label of a built model's weapons (a plural).", "Waffen")
+
+    notice: str = label("notice", "Title of an army list's notice box.", "Hinweis")
+    unit_cost: str = label("unit_cost", "A unit's cost line; '{cost}' and '{currency}' go in.", "Kosten der Einheit: {cost} {currency}")
+    spending_cap: str = label(
+        "spending_cap",
+        "Follows the cost line of a unit with a spending cap; '{cap}' and '{currency}' go in.",
+        "ein Modell darf bis zu {cap} {currency} für Waffen und Aufwertungen ausgeben",
     )
-    released: str = field(
-        default=DEFAULT_LABELS["released"],
-        metadata=doc("Title of the page and menu section of released modules.", example="Veröffentlichte Spiele"),
+    equipped_with: str = label("equipped_with", "A unit's fixed weapons; '{weapons}': their links.", "Ausgerüstet mit: {weapons}.")
+    weapon_lists: str = label("weapon_lists", "The weapon lists a unit draws on; '{lists}': their links.", "Waffenlisten: {lists}.")
+    upgrade_choices: str = label("upgrade_choices", "A unit's upgrades; '{upgrades}': their links.", "Aufwertungen: {upgrades}.")
+    cost_per_other_upgrade: str = label(
+        "cost_per_other_upgrade",
+        "Footnote of an upgrade whose cost grows with the model's other upgrades.",
+        "Diese Kosten werden mit der Zahl der anderen Aufwertungen des Modells multipliziert.",
     )
-    in_development: str = field(
-        default=DEFAULT_LABELS["in_development"],
-        metadata=doc("Title of the page and menu section of modules in development.", example="Spiele in Entwicklung"),
+    last_changed: str = label(
+        "last_changed", "A unit's latest change; '{release}' and '{what}' go in.", "Zuletzt geändert: {release}, {what}."
     )
-    rules_index: str = field(
-        default=DEFAULT_LABELS["rules_index"], metadata=doc("Title of the page indexing every special rule.", example="Regelverzeichnis")
+    reworded: str = label("reworded", "A reworded text in a unit's latest change; '{what}': the field.", "{what} neu formuliert")
+    value_changed: str = label(
+        "value_changed", "A changed value in a unit's latest change; '{what}', '{old}', '{new}' go in.", "{what} {old} → {new}"
     )
-    changes: str = field(default=DEFAULT_LABELS["changes"], metadata=doc("Title of the recent changes page.", example="Letzte Änderungen"))
-    licences: str = field(default=DEFAULT_LABELS["licences"], metadata=doc("Title of the licences page.", example="Lizenzen"))
-    about: str = field(
-        default=DEFAULT_LABELS["about"], metadata=doc("Menu section of the about pages and the licences.", example="Über das Projekt")
+
+    development_title: str = label("development_title", "Title of the box on a module in development.", "In Entwicklung")
+    development_text: str = label(
+        "development_text",
+        "Text of the box on a module in development.",
+        "Dieses Spiel wird noch entwickelt; seine Regeln ändern sich oft.",
     )
-    setup: str = field(default=DEFAULT_LABELS["setup"], metadata=doc("Label of a built model's upgrades.", example="Ausrüstung"))
-    weapons: str = field(default=DEFAULT_LABELS["weapons"], metadata=doc("Label of a built model's weapons (a plural).", example="Waffen"))
-    roster: str = field(
-        default=DEFAULT_LABELS["roster"], metadata=doc("Navigation title of a module's army builder page.", example="Armeeliste")
+    rounds: str = label("rounds", "A module's number of rounds, on its index page.", "Runden")
+    battlefield: str = label("battlefield", "A module's or game size's battlefield.", "Spielfeld")
+    costs_in: str = label("costs_in", "The currency a module's costs are in.", "Kosten in")
+    budget: str = label("budget", "A module's budget.", "Budget")
+    at_a_glance: str = label("at_a_glance", "Heading of a module's army-building summary.", "Auf einen Blick")
+    category: str = label("category", "Header of the unit category column.", "Kategorie")
+    share: str = label("share", "Header of a category's share of the points.", "Anteil an den Punkten")
+    units: str = label("units", "Header of a category's number of units.", "Einheiten")
+    notes: str = label("notes", "Header of a category's notes.", "Anmerkungen")
+    share_at_least: str = label("share_at_least", "A least share; '{percent}' goes in.", "mindestens {percent} %")
+    share_at_most: str = label("share_at_most", "A greatest share; '{percent}' goes in.", "höchstens {percent} %")
+    any_number: str = label("any_number", "An open upper limit of units.", "beliebig")
+    game_size: str = label("game_size", "Header of the game size column.", "Spielgröße")
+    points: str = label("points", "Header of a game size's points, for a module without a currency.", "Punkte")
+    pages: str = label("pages", "Heading of a module's list of pages.", "Seiten")
+    open_data: str = label("open_data", "Link to a module's published data.", "Daten (JSON)")
+    licence: str = label("licence", "Heading of a module's licence.", "Lizenz")
+    play: str = label("play", "Link from a landing page to a module; '{module}': its title.", "{module} spielen")
+
+    errata_intro: str = label(
+        "errata_intro",
+        "Opening of a module's errata page; '{module}': its title.",
+        "Diese Seite gibt {module} aus Daten wieder. Fehler der Vorlage berichtigen wir und führen sie hier auf.",
     )
+    errata_where: str = label("errata_where", "Errata header: where the correction is.", "Wo")
+    errata_published: str = label("errata_published", "Errata header: what the source printed.", "Gedruckt")
+    errata_corrected: str = label("errata_corrected", "Errata header: what this site shows.", "Hier")
+    errata_why: str = label("errata_why", "Errata header: why.", "Warum")
+    licences_intro: str = label(
+        "licences_intro",
+        "Opening of the licences page; '{system}': the system's name.",
+        "Inhalte von {system} auf dieser Seite sind aus Daten erzeugt und neu formuliert.",
+    )
+    no_licence: str = label("no_licence", "Shown for a module with no licence.", "Für dieses Spiel ist keine Lizenz angegeben.")
+    rules_index_intro: str = label(
+        "rules_index_intro", "Opening of the rules index.", "Jede Sonderregel, nach dem Spiel geordnet, das sie festlegt."
+    )
+    rule: str = label("rule", "Rules index header: the rule.", "Regel")
+    kind: str = label("kind", "Rules index header: the rule's kind.", "Art")
+    defined_in: str = label("defined_in", "Rules index header: where the rule is defined.", "Festgelegt in")
+    used_on: str = label("used_on", "Rules index header: the pages that use it.", "Verwendet auf")
+    changes_intro: str = label(
+        "changes_intro", "Opening of the recent changes page.", "Änderungen an den Grundregeln und den veröffentlichten Spielen."
+    )
+    thing_unit: str = label("thing_unit", "A changed unit, on the changes page.", "Einheit")
+    thing_model: str = label("thing_model", "A changed model, on the changes page.", "Modell")
+    thing_weapon: str = label("thing_weapon", "A changed weapon, on the changes page.", "Waffe")
+    thing_weapon_list: str = label("thing_weapon_list", "A changed weapon list, on the changes page.", "Waffenliste")
+    thing_upgrade: str = label("thing_upgrade", "A changed upgrade, on the changes page.", "Aufwertung")
+    thing_upgrade_list: str = label("thing_upgrade_list", "A changed upgrade list, on the changes page.", "Aufwertungsliste")
+    thing_rule: str = label("thing_rule", "A changed special rule, on the changes page.", "Regel")
+    thing_table: str = label("thing_table", "A changed table, on the changes page.", "Tabelle")
+    added: str = label("added", "A thing a release added.", "neu")
+    removed: str = label("removed", "A thing a release removed.", "entfernt")
+    changed: str = label("changed", "A thing a release changed.", "geändert")
+    renamed: str = label("renamed", "A thing a release renamed; '{old_name}': its name before.", "umbenannt von {old_name}")
+    nothing: str = label("nothing", "An empty value before or after a change.", "(nichts)")
+
+    builder_list: str = label("builder_list", "Army builder: the army list chooser.", "Liste")
+    builder_size: str = label("builder_size", "Army builder: the game size chooser.", "Spielgröße")
+    builder_limit: str = label("builder_limit", "Army builder: the points limit, for a module without a currency.", "Grenze")
+    builder_total: str = label("builder_total", "Army builder: the roster's total.", "Summe")
+    builder_unit: str = label("builder_unit", "Army builder: the unit chooser.", "Einheit")
+    builder_add: str = label("builder_add", "Army builder: the button that adds a unit.", "Hinzufügen")
+    builder_remove: str = label("builder_remove", "Army builder: the buttons that remove a unit or models.", "Entfernen")
+    builder_group: str = label("builder_group", "Army builder: the button that adds models to a unit.", "Modelle hinzufügen")
+    builder_copy: str = label("builder_copy", "Army builder: the button that copies the roster's link.", "Link kopieren")
+    builder_export: str = label("builder_export", "Army builder: the button that saves the roster as a file.", "Speichern")
+    builder_import: str = label("builder_import", "Army builder: the button that opens a roster file.", "Öffnen")
+    builder_print: str = label("builder_print", "Army builder: the print button.", "Drucken")
+    builder_noscript: str = label(
+        "builder_noscript", "Army builder: shown when the browser runs no scripts.", "Die Armeeliste braucht JavaScript."
+    )
+
+    def say(self, key: str, **values: str) -> str:
+        """A label with its values put in, as plain text (the renderer escapes; this is for titles)."""
+        return fill(getattr(self, key), values)
 
     def of_module(self, title: str) -> str:
         """The errata page title of a module."""
-        return self.module_errata.replace("{module}", title)
+        return self.say("module_errata", module=title)
+
+
+#: A value's place in a label: `{module}`.
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill(text: str, values: dict[str, str], literal: Callable[[str], str] = str) -> str:
+    """`text` with each `{name}` given in `values` replaced by its value; the rest through `literal`."""
+    out, at = [], 0
+    for match in PLACEHOLDER.finditer(text):
+        if match[1] in values:
+            out += [literal(text[at : match.start()]), values[match[1]]]
+            at = match.end()
+    return "".join([*out, literal(text[at:])])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,25 +372,33 @@ class Currency(Record):
     label: str = field(metadata=doc("The cost column header."))
 
 
+def term(what: str, example: str = "") -> Any:
+    """A `Terms` field: a module's own word, the system's label of the same name when left out."""
+    extra = {"example": example} if example else {}
+    return field(default=None, metadata=doc(f"{what} The system's label of the same name when omitted.", **extra))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Terms(Record):
-    """Table headers in the module's own words."""
+    """Table headers in the module's own words, where they differ from the system's labels."""
 
-    model: str = field(default="Model", metadata=doc("Header of the model column."))
-    weapon: str = field(default="Weapon", metadata=doc("Header of the weapon column.", example="Ranged Weapon"))
-    upgrade: str = field(default="Upgrade", metadata=doc("Header of the upgrade column."))
-    effect: str = field(default="Effect", metadata=doc("Header of the upgrade effect column."))
-    rules: str = field(default="Special Rules", metadata=doc("Header of the special rules column.", example="Keywords"))
-    count: str = field(default="Count", metadata=doc("Header of the model count column.", example="Number"))
-    type: str = field(default="Type", metadata=doc("Header of the upgrade type column.", example="Kind"))
-    rules_used: str = field(
-        default="Rules Used", metadata=doc("Heading of the list of rules a page mentions, with their text.", example="Rules on this Page")
-    )
-    definition: str = field(
-        default="Full definition", metadata=doc("Link from a rule's pop-up to where the rule is defined.", example="Read the rule")
-    )
-    close: str = field(default="Close", metadata=doc("Button that closes a rule's pop-up.", example="Done"))
-    jump: str = field(default="Jump to", metadata=doc("Label of an army list's quick links to its units.", example="Units"))
+    model: str | None = term("Header of the model column.")
+    weapon: str | None = term("Header of the weapon column.", "Ranged Weapon")
+    upgrade: str | None = term("Header of the upgrade column.")
+    effect: str | None = term("Header of the upgrade effect column.")
+    rules: str | None = term("Header of the special rules column.", "Keywords")
+    count: str | None = term("Header of the model count column.", "Number")
+    type: str | None = term("Header of the upgrade type column.", "Kind")
+    rules_used: str | None = term("Heading of the list of rules a page mentions, with their text.", "Rules on this Page")
+    definition: str | None = term("Link from a rule's pop-up to where the rule is defined.", "Read the rule")
+    close: str | None = term("Button that closes a rule's pop-up.", "Done")
+    jump: str | None = term("Label of an army list's quick links to its units.", "Units")
+
+    def over(self, labels: Labels) -> dict[str, str]:
+        """Every label, with this module's own words in place of the system's."""
+        words = {k: v for k, v in vars(labels).items() if k != "loc"}
+        words.update({k: v for k, v in vars(self).items() if k != "loc" and v is not None})
+        return words
 
 
 @dataclass(frozen=True, kw_only=True)

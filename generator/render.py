@@ -23,7 +23,6 @@ from . import markup
 from .catalogue import Project, Scope, walk_sections
 from .checks.design import has_costs, rule_kind_label
 from .layout import (
-    DEFAULT_TERMS,
     DIRECTIVE,
     RULE_LINK,
     ListEntry,
@@ -34,7 +33,7 @@ from .layout import (
     unit_heading,
 )
 from .markup import outline_text
-from .model import ArmyList, BuiltModel, Module, ProfileSummary, Section, SpecialRule, Unit, Weapon, slugify
+from .model import ArmyList, BuiltModel, Module, ProfileSummary, ReleaseEntry, Section, SpecialRule, Unit, Weapon, fill, slugify
 from .points import BuiltProfile, CostRange
 from .releases import TEXT_FIELDS, last_changes, word_segments
 from .resolve import DirectiveBinding, Resolved
@@ -96,40 +95,34 @@ class Renderer:
         self.page = ""
         self.scope: Scope | None = None
         self.plan: PagePlan | None = None
-        self.terms: dict[str, str] = dict(DEFAULT_TERMS)
+        self.terms: dict[str, str] = module_terms(None, self.project.system.labels)
         #: The rules this page links to, by where they are defined: the page's "rules used" list.
         self.used: dict[tuple[str, str], SpecialRule] = {}
         self._last_changes: dict[tuple[str, str], Any] | None = None
 
     # -- pages --
 
-    def _render(self, template: str, page: str, scope: Scope | None, **context: Any) -> str:
+    def _render(self, template: str, page: str, scope: Scope | None, module: Module | None = None, **context: Any) -> str:
+        """A page in the words of `module` (its terms over the system's labels), or of the system alone."""
         self.page, self.scope = page, scope
         self.plan = self.map.plans.get(page)
         self.used = {}
-        return tidy(self.env.get_template(template).render(site=self, **context))
+        self.terms = module_terms(module, self.project.system.labels)
+        return tidy(self.env.get_template(template).render(site=self, module=module, terms=self.terms, **context))
 
     def army_list_page(self, entry: ListEntry) -> str:
         module = self.project.modules[entry.module]
-        self.terms = module_terms(module)
-        return self._render(
-            "army_list.md.j2",
-            entry.page,
-            self.project.scopes[entry.key],
-            army_list=entry.army_list,
-            module=module,
-            terms=self.terms,
-        )
+        return self._render("army_list.md.j2", entry.page, self.project.scopes[entry.key], module, army_list=entry.army_list)
 
     def module_index(self, module: Module) -> str:
         pages = [(p, self.map.titles.get(p, p)) for p in module.pages]
         errata_page = f"{module.id}/errata" if module.errata else None
         return self._render(
-            "module_index.md.j2", f"{module.id}/index", self.project.scopes[module.id], module=module, pages=pages, errata_page=errata_page
+            "module_index.md.j2", f"{module.id}/index", self.project.scopes[module.id], module, pages=pages, errata_page=errata_page
         )
 
     def errata_page(self, module: Module) -> str:
-        return self._render("errata.md.j2", f"{module.id}/errata", self.project.scopes[module.id], module=module)
+        return self._render("errata.md.j2", f"{module.id}/errata", self.project.scopes[module.id], module)
 
     def modules_page(self, page: str, status: str, title: str) -> str:
         modules = [m for m in self.project.ordered_modules() if m.status == status and not m.core]
@@ -268,22 +261,40 @@ class Renderer:
         return quote(str(text or ""), safe=" ")
 
     def last_change(self, unit: Unit) -> dict[str, str] | None:
-        """The latest recorded release that changed this unit or one of its models, for its section."""
+        """The latest recorded release that changed this unit or one of its models, for its section:
+        the release's name and link, and what changed as Markdown in the page's words."""
         if self._last_changes is None:
             self._last_changes = last_changes(self.project.releases)
         found = self._last_changes.get((self.page, slugify(unit.name)))
         if found is None:
             return None
         release, entry = found
-        what = (
-            "; ".join(
-                d.what + (" reworded" if d.words or d.what in TEXT_FIELDS else f" {d.old or '-'} → {d.new or '-'}") for d in entry.details
-            )
-            or entry.change
+        what = "; ".join(
+            self.say("reworded", what=escape_text(d.what))
+            if d.words or d.what in TEXT_FIELDS
+            else self.say("value_changed", what=escape_text(d.what), old=escape_text(d.old or "-"), new=escape_text(d.new or "-"))
+            for d in entry.details
         )
         changes = self.project.system.landing_pages.changes
         title = f"{release.name} ({release.date})" if release.date else release.name
-        return {"release": release.name, "what": what, "link": self.link(changes, slugify(title)) if changes else ""}
+        return {
+            "release": release.name,
+            "what": what or self.change_words(entry),
+            "link": self.link(changes, slugify(title)) if changes else "",
+        }
+
+    def change_words(self, entry: ReleaseEntry) -> str:
+        """What a release did to a thing ('added', 'renamed from …'), as Markdown in the site's words."""
+        return self.say(entry.change, old_name=escape_text(entry.old_name))
+
+    def thing_word(self, kind: str) -> str:
+        """The site's word for a kind of thing a release changed ('weapon list' → label `thing_weapon_list`)."""
+        return self.say("thing_" + kind.replace(" ", "_"))
+
+    def say(self, key: str, **values: Any) -> str:
+        """A label of this page as Markdown that shows its words literally, with `values` (Markdown the
+        caller made safe: links, escaped text, numbers) put in at their `{name}`; one line."""
+        return fill(" ".join(self.terms[key].split()), {k: str(v) for k, v in values.items()}, escape_text)
 
     def kind_label(self, kind: str) -> str:
         return rule_kind_label(self.project, kind)

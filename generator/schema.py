@@ -12,6 +12,7 @@ import dataclasses
 import re
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Literal, Union, get_args, get_origin
 
 from .loader import LocInt, LocStr, YList, YMap, loc_of
@@ -93,24 +94,50 @@ def _shape(tp: Any) -> tuple[str, Any]:
     return _SHAPES[tp]
 
 
-def _describe(tp: Any) -> str:
+@dataclasses.dataclass(frozen=True)
+class TypeWords:
+    """How one kind of reader is told a field's type: a problem says 'must be a whole number', the
+    data reference lists 'whole number' and links record types to their own section."""
+
+    text: str
+    whole_number: str
+    flag: str
+    anything: str
+    literal: Callable[[object], str]
+    sequence: Callable[[str], str]
+    mapping: Callable[[str, str], str]
+    record: Callable[[type], str]
+
+
+PROBLEM_WORDS = TypeWords(
+    text="text",
+    whole_number="a whole number",
+    flag="true or false",
+    anything="any value",
+    literal=repr,
+    sequence=lambda _item: "a list",
+    mapping=lambda _key, _value: "a mapping",
+    record=lambda _cls: "a mapping",
+)
+
+
+def describe_type(tp: Any, words: TypeWords = PROBLEM_WORDS) -> str:
+    """A field's type in the reader's words, from its type hint."""
     origin = get_origin(tp)
-    if tp is str:
-        return "text"
-    if tp is int:
-        return "a whole number"
-    if tp is bool:
-        return "true or false"
-    if origin is tuple:
-        return "a list"
-    if origin is dict:
-        return "a mapping"
+    for plain, said in ((str, words.text), (int, words.whole_number), (bool, words.flag), (Any, words.anything)):
+        if tp is plain:
+            return said
     if origin is Literal:
-        return " or ".join(repr(a) for a in get_args(tp))
-    if isinstance(tp, type) and issubclass(tp, Record):
-        return "a mapping"
+        return " or ".join(words.literal(a) for a in get_args(tp))
+    if origin is tuple:
+        return words.sequence(describe_type(get_args(tp)[0], words))
+    if origin is dict:
+        key, value = get_args(tp)
+        return words.mapping(describe_type(key, words), describe_type(value, words))
     if origin in (Union, types.UnionType):
-        return " or ".join(_describe(a) for a in get_args(tp) if a is not type(None))
+        return " or ".join(describe_type(a, words) for a in get_args(tp) if a is not type(None))
+    if isinstance(tp, type) and issubclass(tp, Record):
+        return words.record(tp)
     return str(tp)
 
 
@@ -156,7 +183,7 @@ class Builder:
             result = probe.value(option, raw, loc, path)
             if result is not _MISSING and not probe.problems:
                 return result
-        return self.fail(loc_of(raw, loc), "type", f"{path or 'value'} must be {_describe(tp)}", path)
+        return self.fail(loc_of(raw, loc), "type", f"{path or 'value'} must be {describe_type(tp)}", path)
 
     def scalar(self, tp: type, raw: Any, here: Location, path: str) -> Any:
         """Text (numbers are read as text where text is asked for), a whole number, or true/false."""
@@ -169,7 +196,7 @@ class Builder:
             return raw
         if tp is bool and isinstance(raw, bool):
             return raw
-        expected = "true or false" if tp is bool else _describe(tp)
+        expected = "true or false" if tp is bool else describe_type(tp)
         return self.fail(here, "type", f"{path or 'value'} must be {expected}, not {_kind(raw)}", path)
 
     def literal(self, tp: Any, raw: Any, here: Location, path: str) -> Any:

@@ -2,8 +2,8 @@
 
 Real builds of the shipped Cadence site and the Wasteland example with MkDocs and with Zensical,
 compared on what matters to a reader (page paths, heading ids, rule links that resolve, tooltips);
-labels from data in a real build; the one asset mechanism; post-build steps; `cadence serve` with
-both engines picking up a data edit.
+the one asset mechanism; post-build steps; `cadence serve` with both engines picking up a data edit.
+(Labels from data in a real build: tests/test_labels.py.)
 """
 
 from __future__ import annotations
@@ -192,49 +192,6 @@ def test_definitions_search_boost_is_in_the_mkdocs_index(engine_sites: dict[tupl
     located = {item["location"].split("#")[0] for item in zensical["items"]}
     assert "core-rules/special-rules-appendix.html" in located
     assert not any(loc.endswith("/errata.html") for loc in located)  # `search: exclude` is honoured by both
-
-
-GERMAN = {
-    "home": "Startseite",
-    "overview": "Übersicht",
-    "errata": "Korrekturen",
-    "module_errata": "Korrekturen zu {module}",
-    "released": "Veröffentlichte Spiele",
-    "in_development": "Spiele in Entwicklung",
-    "rules_index": "Regelverzeichnis",
-    "changes": "Letzte Änderungen",
-    "licences": "Lizenzen",
-    "about": "Über uns",
-}
-
-
-def test_labels_from_data_reach_the_navigation_and_titles(tmp_path: Path) -> None:
-    project = copy_project(REPO, tmp_path / "cadence")
-    system = project / "data" / "system.yaml"
-    text = system.read_text(encoding="utf-8")
-    labels = "".join(f'    {key}: "{value}"\n' for key, value in GERMAN.items())
-    text = text[: text.index("  labels:\n")] + "  labels:\n" + labels
-    system.write_text(text, encoding="utf-8")
-    result = cadence_build(project, project / "site", "mkdocs")
-    assert result.returncode == 0, result.stderr
-    site = project / "site"
-    built = [p.read_text(encoding="utf-8") for p in site.rglob("*.html")]
-    # with `navigation.indexes` a module's Overview entry is the module's own section (its index page
-    # takes the module's title from its front matter), so the overview label shows in no menu link
-    menu = set().union(*(NavTitles(text).titles for text in built)) | {Page(text).title.split(" - ")[0] for text in built}
-    assert {GERMAN[key] for key in GERMAN if key not in ("module_errata", "overview")} <= menu
-    english = {"Home", "Released Games", "Games in Development", "Rules Index", "Recent Changes", "Licences", "Overview", "Errata", "About"}
-    assert menu & english == set()
-    headings = {
-        "fracture/errata.html": "Korrekturen zu Fracture",
-        "rules-index.html": "Regelverzeichnis",
-        "released-games.html": "Veröffentlichte Spiele",
-        "games-in-development.html": "Spiele in Entwicklung",
-        "licences.html": "Lizenzen",
-        "recent-changes.html": "Letzte Änderungen",
-    }
-    for path, heading in headings.items():
-        assert re.search(rf"<h1[^>]*>{re.escape(heading)}<", (site / path).read_text(encoding="utf-8")), path
 
 
 def test_post_build_steps_run_after_either_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

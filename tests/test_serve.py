@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.cli import stop_process
 from generator.problems import Location, error
 from generator.serve_errors import error_page, wait_until_stable
 
@@ -66,12 +67,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     try:
         yield project, f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, timeout=30)
         log.close()
 
 

@@ -818,7 +818,7 @@
       out.appendChild(card);
     });
     if (used.length) {
-      var appendix = el("section", { class: "rb-appendix" }, [el("h2", { text: terms.rules })]);
+      var appendix = el("section", { class: "rb-appendix" }, [el("h2", { text: this.word("rules_used") })]);
       used.map(function (id) { return data.rules[id]; }).sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; }).forEach(function (r) {
         appendix.appendChild(el("p", {}, [el("strong", { text: r.title + ": " }), document.createTextNode(r.text)]));
       });

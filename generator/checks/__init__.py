@@ -80,6 +80,7 @@ CHECKS: tuple[Check, ...] = (
     Check(over_project(design.check_empty_sections), ("empty-section",)),
     Check(over_project(design.check_unstated_values), ("unstated-value",)),
     Check(over_project(design.check_rule_kind_labels), ("unknown-kind",)),
+    Check(over_project(design.check_label_placeholders), ("label-placeholder",)),
     Check(over_project(markup.unsafe_markup), ("unsafe-markup",)),
 )
 

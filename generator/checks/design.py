@@ -14,8 +14,8 @@ from typing import Any
 
 from ..catalogue import Project, walk_sections
 from ..loader import loc_of
-from ..model import Module, Record, Section, Unit, Upgrade, Weapon, slugify
-from ..problems import Location, Problem, error, warning
+from ..model import DEFAULT_LABELS, PLACEHOLDER, Module, Record, Section, Unit, Upgrade, Weapon, slugify
+from ..problems import Location, Problem, did_you_mean, error, warning
 
 #: The rule value that says "the source prints this rule without its value" (`Rending (?)`).
 UNSTATED = "?"
@@ -27,6 +27,7 @@ CODES = {
     "empty-section": "a heading, or a unit's upgrades or weapons, with nothing under it",
     "unstated-value": "a rule written with the value '?' that no erratum of its module explains",
     "unknown-kind": "a label for a rule kind the system does not declare",
+    "label-placeholder": "a {name} in a label that the generator never fills for that label",
 }
 
 
@@ -193,6 +194,28 @@ def check_rule_kind_labels(project: Project) -> list[Problem]:
         for kind in system.rule_kind_labels
         if kind not in system.rule_kinds
     ]
+
+
+def check_label_placeholders(project: Project) -> list[Problem]:
+    """A `{name}` in a label is one its English default takes; any other would be shown as written."""
+    labels = project.system.labels
+    problems = []
+    for f in dataclasses.fields(labels):
+        if f.name == "loc":
+            continue
+        text = getattr(labels, f.name)
+        given = [f"{{{name}}}" for name in PLACEHOLDER.findall(DEFAULT_LABELS[f.name])]
+        for found in PLACEHOLDER.finditer(text):
+            if found[0] not in given:
+                problems.append(
+                    warning(
+                        loc_of(text, labels.loc),
+                        "label-placeholder",
+                        f"label '{f.name}' has '{found[0]}', which the site never fills in (it takes: {', '.join(given) or 'nothing'})",
+                        did_you_mean(found[0], given),
+                    )
+                )
+    return problems
 
 
 def rule_kind_label(project: Project, kind: str) -> str:

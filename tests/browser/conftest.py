@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
-import shutil
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,6 +29,8 @@ from playwright.sync_api import (
     ViewportSize,
     sync_playwright,
 )
+
+from ..conftest import copy_project, mkdocs_build
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -57,26 +55,12 @@ STUBBED_HOSTS = {"fonts.googleapis.com", "fonts.gstatic.com"}
 
 def project_copy(dest: Path) -> Path:
     """A copy of the repository's site project (data, prose, config) that a test may edit."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for folder in ("data", "content", "overrides"):
-        if (REPO / folder).is_dir():
-            shutil.copytree(REPO / folder, dest / folder)
-    shutil.copy2(REPO / "mkdocs.yml", dest / "mkdocs.yml")
-    return dest
+    return copy_project(REPO, dest)
 
 
 def build_site(project: Path, out: Path) -> Path:
     """Run a real `mkdocs build` of `project` into `out`; fail the test with mkdocs's output if it fails."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "-f", str(project / "mkdocs.yml"), "-d", str(out)],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    proc = mkdocs_build(project, out, strict=False)
     if proc.returncode != 0 or not (out / "index.html").is_file():
         pytest.fail(f"mkdocs build failed (exit {proc.returncode}) in {project}:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
     return out
@@ -206,9 +190,9 @@ class Browsing:
 
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's site, built once by a real `mkdocs build` from the repo root."""
-    return build_site(REPO, tmp_path_factory.mktemp("browser-site") / "site")
+def site_dir(built_site: Path) -> Path:
+    """The repository's site: the one strict `mkdocs build` every test of the session reads."""
+    return built_site
 
 
 @pytest.fixture(scope="session")
@@ -234,32 +218,36 @@ def browser(playwright_driver: Playwright) -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture
-def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
-    """Pages on the built repository site; every context opened in a test is closed after it."""
-    browsing = Browsing(browser, site_url)
+def _browsing(browser: Browser, url: str) -> Iterator[Browsing]:
+    browsing = Browsing(browser, url)
     try:
         yield browsing
     finally:
         browsing.close()
 
 
+@pytest.fixture
+def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
+    """Pages on the built repository site; every context opened in a test is closed after it."""
+    yield from _browsing(browser, site_url)
+
+
 @pytest.fixture(scope="session")
-def wasteland_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The Wasteland Tactics example (a second, unrelated game), built by a real `mkdocs build` and served."""
-    site_dir = build_site(REPO / "examples" / "wasteland-tactics", tmp_path_factory.mktemp("wasteland") / "site")
-    with serve(site_dir) as url:
+def wasteland_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Wasteland Tactics example (a second, unrelated game), built once by a real `mkdocs build`."""
+    return build_site(REPO / "examples" / "wasteland-tactics", tmp_path_factory.mktemp("wasteland") / "site")
+
+
+@pytest.fixture(scope="session")
+def wasteland_url(wasteland_dir: Path) -> Iterator[str]:
+    with serve(wasteland_dir) as url:
         yield url
 
 
 @pytest.fixture
 def wasteland(browser: Browser, wasteland_url: str) -> Iterator[Browsing]:
     """Pages on the built Wasteland Tactics example."""
-    browsing = Browsing(browser, wasteland_url)
-    try:
-        yield browsing
-    finally:
-        browsing.close()
+    yield from _browsing(browser, wasteland_url)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ import random
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from generator.export import ModuleExport, export_project, to_json
 from generator.pages import load_project
 from generator.roster import Verdict, evaluate, normalise
 
-from .conftest import REPO, Browsing, build_site, serve
+from .conftest import REPO, Browsing
 
 pytestmark = pytest.mark.browser
 
@@ -105,13 +104,6 @@ def exports() -> dict[str, ModuleExport]:
     loaded = load_project(REPO)
     assert loaded.project is not None and not loaded.errors
     return export_project(loaded.project)
-
-
-@pytest.fixture(scope="module")
-def wasteland_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    site = build_site(WASTELAND, tmp_path_factory.mktemp("wasteland-site") / "site")
-    with serve(site) as url:
-        yield url
 
 
 def open_builder(page: Page, url: str) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from generator.cli import stop_process
 from generator.offline import WORKER, site_files, write_service_worker
 
 from .conftest import REPO, Browsing
@@ -86,12 +87,7 @@ def dev_server() -> Iterator[str]:
                 time.sleep(0.5)
         yield f"http://127.0.0.1:{port}/"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, timeout=20)
         if proc.stderr:
             proc.stderr.close()
 

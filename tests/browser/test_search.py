@@ -10,7 +10,6 @@ games it must be that game's. The misses are printed with the precision per kind
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from generator.pages import generate, load_project
 from generator.search import name_key
 from generator.search_entries import Entry, search_entries
 
-from .conftest import REPO, Browsing, build_site, serve
+from .conftest import REPO, Browsing
 
 WASTELAND = REPO / "examples" / "wasteland-tactics"
 
@@ -106,17 +105,6 @@ def precision_report(names: Names, results: dict[str, str | None], label: str) -
         precision[kind] = (len(queries) - len(misses)) / len(queries) if queries else 1.0
         print(f"\n{label} {kind}: precision at 1 {precision[kind]:.3f} over {len(queries)} names; misses: {misses or 'none'}")
     return precision
-
-
-@pytest.fixture(scope="session")
-def wasteland_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(WASTELAND, tmp_path_factory.mktemp("wasteland-search") / "site")
-
-
-@pytest.fixture(scope="session")
-def wasteland_url(wasteland_dir: Path) -> Iterator[str]:
-    with serve(wasteland_dir) as url:
-        yield url
 
 
 @pytest.mark.browser
