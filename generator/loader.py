@@ -292,6 +292,13 @@ class _Builder:
             return None
         if tag not in (_INT, _FLOAT, _BOOL):
             raise _Limits(where, f"YAML tag '{tag}' is not allowed in rules data")
+        try:
+            return self._typed(event, tag, where)
+        except (ValueError, KeyError):  # an explicit `!!int abc`: the constructor cannot read it
+            raise _Limits(where, f"YAML tag '{tag}' does not fit the value '{event.value}'") from None
+
+    def _typed(self, event: ScalarEvent, tag: str, where: Location) -> Any:
+        """A number or a truth value, noting where YAML reads it otherwise than it was written."""
         node = ScalarNode(tag, event.value, None, None, event.style)
         if tag == _INT:
             number = LocInt(_RESOLVER.construct_yaml_int(node), where, event.value)
