@@ -14,8 +14,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalogue import ListEntry, Project, Scope
-from .model import Composition, CostRules, Model, Module, Range, SpecialRule, Unit, UnitUpgrades, UnitWeapons, Upgrade, Weapon, slugify
+from .catalogue import ListEntry, Project, Scope, walk_sections
+from .model import (
+    BuiltModel,
+    Composition,
+    CostRules,
+    Labels,
+    Model,
+    Module,
+    Range,
+    SpecialRule,
+    Swap,
+    Unit,
+    UnitUpgrades,
+    UnitWeapons,
+    Upgrade,
+    Weapon,
+    slugify,
+)
 from .points import cost
 
 #: Bumped whenever a reader would misread a document of the previous version.
@@ -26,39 +42,58 @@ DATA_PATH = "{module}/data.json"
 #: Where the JSON Schema of the documents is published.
 SCHEMA_PATH = "assets/rules-export.schema.json"
 
-#: The roster checker's messages, by problem code. Placeholders are `{name}`; both the Python checker
-#: and the builder page fill them from the same values, so both print the same words.
-MESSAGES: dict[str, str] = {
-    "roster-format": "{what} must be {expected}",
-    "roster-unknown-module": "the roster is for '{name}', but this data is for '{module}'",
-    "roster-unknown-list": "'{name}' is not one of the lists of {module}",
-    "roster-dropped": "dropped {what} '{name}': {owner} has no such {what}",
-    "roster-total": "the army costs {total} {currency}, more than the {limit} {currency} it may spend",
-    "roster-budget": "the army costs {total} {currency}, more than the budget of {limit} {currency}",
-    "roster-max-units": "the army has {count} units; at most {max} are allowed",
-    "roster-per-army-min": "the army must include at least {min} '{unit}' (it has {count})",
-    "roster-per-army-max": "the army may include at most {max} '{unit}' (it has {count})",
-    "roster-per-unit": "'{unit}' is taken {count} times; one for every '{other}' allows {allowed}",
-    "roster-taken-in": "'{unit}' is taken {count} times; it comes in groups of {size}",
-    "roster-share-min": "{category} costs {points} {currency}, {percent}% of the army; it must be at least {share}%",
-    "roster-share-max": "{category} costs {points} {currency}, {percent}% of the army; it may be at most {share}%",
-    "roster-category-min": "the army has {count} {category} units; it needs at least {min}",
-    "roster-category-max": "the army has {count} {category} units; it may have at most {max}",
-    "roster-category-size": "{category} units are used only in games of at least {min} {currency}",
-    "roster-models-min": "'{unit}' has {count} models; it needs at least {min}",
-    "roster-models-max": "'{unit}' has {count} models; it may have at most {max}",
-    "roster-model-limit": "'{unit}' has {count} '{model}'; it may have at most {max}",
-    "roster-weapon": "'{model}' in '{unit}' may not take '{weapon}'",
-    "roster-weapon-count-min": "'{model}' in '{unit}' takes {count} weapons; it needs at least {min}",
-    "roster-weapon-count-max": "'{model}' in '{unit}' takes {count} weapons; it may take at most {max}",
-    "roster-same-weapons": "every model in '{unit}' must carry the same weapons",
-    "roster-upgrade": "'{model}' in '{unit}' may not take '{upgrade}'",
-    "roster-upgrade-count-min": "'{model}' in '{unit}' takes {count} upgrades; it needs at least {min}",
-    "roster-upgrade-count-max": "'{model}' in '{unit}' takes {count} upgrades; it may take at most {max}",
-    "roster-spending-cap": "'{model}' in '{unit}' spends {spent} {currency} on weapons and upgrades, more than its cap of {cap}",
-    "roster-item-budget": "the army spends {over} {currency} beyond {each} {currency} per unit, more than the shared {pool}",
-    "roster-link": "the roster in this link could not be read; nothing was loaded from it",
-}
+#: The roster checker's problem codes. Each one's message is the system label of the same name
+#: ('roster-total': `roster_total`), placeholders `{name}`; the Python checker and the builder page
+#: fill them from the same values, so both print the same words, in the game's language.
+ROSTER_CODES: tuple[str, ...] = (
+    "roster-format",
+    "roster-unknown-module",
+    "roster-unknown-list",
+    "roster-dropped",
+    "roster-total",
+    "roster-budget",
+    "roster-max-units",
+    "roster-per-army-min",
+    "roster-per-army-max",
+    "roster-per-unit",
+    "roster-taken-in",
+    "roster-share-min",
+    "roster-share-max",
+    "roster-category-min",
+    "roster-category-max",
+    "roster-category-size",
+    "roster-models-min",
+    "roster-models-max",
+    "roster-model-limit",
+    "roster-model-limit-min",
+    "roster-weapon",
+    "roster-weapon-count-min",
+    "roster-weapon-count-max",
+    "roster-same-weapons",
+    "roster-upgrade",
+    "roster-upgrade-count-min",
+    "roster-upgrade-count-max",
+    "roster-spending-cap",
+    "roster-item-budget",
+    "roster-option-min",
+    "roster-option-max",
+    "roster-option-models",
+    "roster-swap-gives-up",
+    "roster-swap-once",
+    "roster-swap-models",
+    "roster-swap-all",
+    "roster-upgrade-per-model",
+    "roster-upgrade-per-army",
+    "roster-reinforcements",
+    "roster-total-without-reinforcements",
+    "roster-no-reinforcements",
+    "roster-link",
+)
+
+
+def roster_messages(labels: Labels) -> dict[str, str]:
+    """The message template of every roster problem code, in the game's words."""
+    return {code: getattr(labels, code.replace("-", "_")) for code in ROSTER_CODES}
 
 
 @dataclass
@@ -153,6 +188,8 @@ class _ListExporter:
                 "cost_per_other_upgrade": upgrade.cost_per_other_upgrade,
                 "effect": _plain(upgrade.effect),
                 "limit": upgrade.limit,
+                "max_per_army": upgrade.max_per_army,
+                "max_per_model": upgrade.max_per_model,
                 "sets": dict(upgrade.sets),
                 "grants": self.rule_uses(upgrade.grants),
             }
@@ -183,10 +220,34 @@ class _ListExporter:
             "name": unit.name,
             "category": unit.category,
             "spending_cap": unit.spending_cap,
+            "spending_cap_own_cost": unit.spending_cap_own_cost,
             "models": models,
             "composition": _composition(unit.composition, unit_ids),
             "weapons": self.weapon_choices(unit.weapons),
             "upgrades": self.upgrade_choices(unit.upgrades),
+        }
+
+    def ready_made(self, model: BuiltModel) -> dict[str, Any] | None:
+        """A built model (a fleet's ship) offered as a unit of one: its base, with its upgrades and weapons fixed.
+
+        Its cost is then `build_model` of the same parts, the figure the checker compares with the printed one.
+        """
+        base = self.project.one("models", model.base, self.scope)
+        if base is None:
+            return None
+        uid = f"{self.entry.army_list.id}/{slugify(model.name)}"
+        self.out.models[f"{uid}#0"] = base
+        upgrades = [self.upgrade(u) for n in model.upgrades if (u := self.project.one("upgrades", n, self.scope)) is not None]
+        return {
+            "id": uid,
+            "name": model.name,
+            "category": None,
+            "spending_cap": None,
+            "spending_cap_own_cost": False,
+            "models": [{"name": model.name, "points": base.points, "profile": dict(base.profile), "rules": self.rule_uses(base.rules)}],
+            "composition": _composition(None, {}),
+            "weapons": {**self.weapon_choices(None), "fixed": self.weapons_in(model.weapons)},
+            "upgrades": {**self.upgrade_choices(None), "fixed": upgrades},
         }
 
     def weapons_in(self, names: Iterable[str]) -> list[str]:
@@ -197,13 +258,40 @@ class _ListExporter:
         """What a unit's models carry (`fixed`, `by_model`) and may choose (`options`, `swaps`)."""
         if weapons is None:
             return {"fixed": [], "by_model": {}, "options": [], "swaps": [], "same": False, "total": None}
+        carried = {k for names in (weapons.fixed, *(m.fixed for m in weapons.by_model)) for k in self.weapons_in(names)}
         return {
             "fixed": self.weapons_in(weapons.fixed),
             "by_model": {m.model: self.weapons_in(m.fixed) for m in weapons.by_model},
-            "options": [{"weapons": self.weapons_in((*o.lists, *o.weapons)), "min": o.min, "max": o.max} for o in weapons.options],
-            "swaps": [{"with": self.weapons_in((*s.with_, *s.lists)), "models": s.models} for s in weapons.swaps],
+            "options": [
+                {
+                    "weapons": self.weapons_in((*o.lists, *o.weapons)),
+                    "min": o.min,
+                    "max": o.max,
+                    "models": o.models,
+                    "label": _label((*o.lists, *o.weapons)),
+                }
+                for o in weapons.options
+            ],
+            "swaps": [self.swap(s, carried) for s in weapons.swaps],
             "same": bool(weapons.same),
             "total": _range(weapons.total),
+        }
+
+    def swap(self, swap: Swap, carried: set[str]) -> dict[str, Any]:
+        """A swap: what it may take, and what it gives up.
+
+        A name it replaces that models carry (`fixed`) is given up itself, every such name (`gives_up`,
+        one group of ids per name); a name of an optional list gives up one choice from that list
+        (`in_place_of`), so the new weapon fills that choice's place.
+        """
+        replaced = (swap.replace,) if isinstance(swap.replace, str) else swap.replace
+        groups = [self.weapons_in((name,)) for name in replaced]
+        return {
+            "with": self.weapons_in((*swap.with_, *swap.lists)),
+            "models": swap.models,
+            "gives_up": [g for g in groups if carried & set(g)],
+            "in_place_of": [k for g in groups if not carried & set(g) for k in g],
+            "label": _label(replaced),
         }
 
     def upgrade_choices(self, upgrades: UnitUpgrades | None) -> dict[str, Any]:
@@ -219,20 +307,25 @@ class _ListExporter:
                 options.append({"upgrade": self.upgrade(found), "models": models})
         return {"fixed": fixed, "options": options, "min": upgrades.min, "max": upgrades.max}
 
+    def ready_made_units(self) -> list[dict[str, Any]]:
+        """The list's own built models, each a unit of one."""
+        built = (s.built_model for s in walk_sections(self.entry.army_list.sections) if s.built_model is not None)
+        return [unit for model in built if (unit := self.ready_made(model)) is not None]
+
+    def everything_in(self, scopes: list[Scope]) -> None:
+        """Every weapon and upgrade in scope, so that a roster naming one the unit may not take is told
+        so, rather than told it does not exist."""
+        for weapon in (w for s in scopes for found in s.weapons.values() for w in found):
+            self.weapon(weapon)
+        for upgrade in (u for s in scopes for found in s.upgrades.values() for u in found):
+            self.upgrade(upgrade)
+
     def export(self) -> dict[str, Any]:
         scopes = [s for s in self.scope.chain() if "/" in s.key]
         units = list({id(u): u for s in scopes for u in s.units.values()}.values())
         unit_ids = {slugify(u.id or u.name): f"{self.entry.army_list.id}/{u.id or slugify(u.name)}" for u in units}
-        exported = [self.unit(u, unit_ids) for u in units]
-        # Every weapon and upgrade in scope, so that a roster naming one the unit may not take is told
-        # so, rather than told it does not exist.
-        for s in scopes:
-            for found in s.weapons.values():
-                for w in found:
-                    self.weapon(w)
-            for found_upgrades in s.upgrades.values():
-                for u in found_upgrades:
-                    self.upgrade(u)
+        exported = [self.unit(u, unit_ids) for u in units] + self.ready_made_units()
+        self.everything_in(scopes)
         return {
             "id": self.entry.army_list.id,
             "name": self.entry.army_list.name,
@@ -253,9 +346,14 @@ def _composition(composition: Composition | None, unit_ids: dict[str, str]) -> d
         "per_army": _range(per_army),
         "shared_with": [unit_ids.get(slugify(n), n) for n in (per_army.shared_with if per_army else ())],
         "per_unit": {"unit": unit_ids.get(slugify(per_unit.unit), per_unit.unit), "max": per_unit.max} if per_unit else None,
-        "limits": [{"model": limit.model, "max": limit.max} for limit in composition.limits],
+        "limits": [{"model": limit.model, "min": limit.min, "max": limit.max} for limit in composition.limits],
         "taken_in": composition.taken_in,
     }
+
+
+def _label(names: Iterable[str]) -> str:
+    """Names as one label for messages ('Standard Sidearms / Standard Weapons'): data words only."""
+    return " / ".join(names)
 
 
 def _plain(text: str) -> str:
@@ -271,7 +369,7 @@ def _module_info(project: Project, module: Module) -> dict[str, Any]:
         "id": module.id,
         "title": module.title,
         "currency": {"name": module.currency.name, "label": module.currency.label} if module.currency else None,
-        "terms": {k: terms[k] for k in ("model", "weapon", "upgrade", "effect", "rules", "count", "type")},
+        "terms": {k: terms[k] for k in ("model", "weapon", "upgrade", "effect", "rules", "count", "type", "points_unit")},
         "army_building": None
         if building is None
         else {
@@ -291,7 +389,18 @@ def _module_info(project: Project, module: Module) -> dict[str, Any]:
                 }
                 for c in building.categories
             ],
-            "game_sizes": [{"name": g.name, "points": g.points, "limit": _number(g.points)} for g in building.game_sizes],
+            "reinforcements": {"name": building.reinforcements.name, "points": building.reinforcements.points}
+            if building.reinforcements
+            else None,
+            "game_sizes": [
+                {
+                    "name": g.name,
+                    "points": g.points,
+                    "limit": _number(g.points),
+                    "category_units": {k: _range(r) for k, r in g.category_units.items()} if g.category_units else None,
+                }
+                for g in building.game_sizes
+            ],
             "cost": {
                 "surcharges": [{"min_upgrades": s.min_upgrades, "points": s.points} for s in building.cost.surcharges],
                 "weapons_count_as_upgrades": building.cost.weapons_count_as_upgrades,
@@ -327,7 +436,7 @@ def export_module(project: Project, module: Module) -> ModuleExport:
         "module": _module_info(project, module),
         "lists": lists,
         "rules": rules,
-        "messages": MESSAGES,
+        "messages": roster_messages(project.system.labels),
     }
     return out
 

@@ -182,6 +182,9 @@ class Labels(Record):
     any_number: str = label("any_number", "An open upper limit of units.", "beliebig")
     game_size: str = label("game_size", "Header of the game size column.", "Spielgröße")
     points: str = label("points", "Header of a game size's points, for a module without a currency.", "Punkte")
+    points_unit: str = label(
+        "points_unit", "The word after a number of points in roster problems, for a module without a currency.", "Punkte"
+    )
     pages: str = label("pages", "Heading of a module's list of pages.", "Seiten")
     open_data: str = label("open_data", "Link to a module's published data.", "Daten (JSON)")
     licence: str = label("licence", "Heading of a module's licence.", "Lizenz")
@@ -240,6 +243,218 @@ class Labels(Record):
     builder_print: str = label("builder_print", "Army builder: the print button.", "Drucken")
     builder_noscript: str = label(
         "builder_noscript", "Army builder: shown when the browser runs no scripts.", "Die Armeeliste braucht JavaScript."
+    )
+
+    # the roster checker's messages, one per problem code ('roster-total' is the label roster_total)
+    roster_format: str = label(
+        "roster_format",
+        "Message of the roster problem `roster-format`, from `cadence roster` and the army builder.",
+        "{what} muss {expected} sein",
+    )
+    roster_unknown_module: str = label(
+        "roster_unknown_module",
+        "Message of the roster problem `roster-unknown-module`, from `cadence roster` and the army builder.",
+        "die Armeeliste ist für '{name}', diese Daten sind für '{module}'",
+    )
+    roster_unknown_list: str = label(
+        "roster_unknown_list",
+        "Message of the roster problem `roster-unknown-list`, from `cadence roster` and the army builder.",
+        "'{name}' ist keine Liste von {module}",
+    )
+    roster_dropped: str = label(
+        "roster_dropped",
+        "Message of the roster problem `roster-dropped`, from `cadence roster` and the army builder.",
+        "{what} '{name}' entfernt: {owner} hat kein solches {what}",
+    )
+    roster_total: str = label(
+        "roster_total",
+        "Message of the roster problem `roster-total`, from `cadence roster` and the army builder.",
+        "die Armee kostet {total} {currency}, mehr als die erlaubten {limit} {currency}",
+    )
+    roster_budget: str = label(
+        "roster_budget",
+        "Message of the roster problem `roster-budget`, from `cadence roster` and the army builder.",
+        "die Armee kostet {total} {currency}, mehr als das Budget von {limit} {currency}",
+    )
+    roster_max_units: str = label(
+        "roster_max_units",
+        "Message of the roster problem `roster-max-units`, from `cadence roster` and the army builder.",
+        "die Armee hat {count} Einheiten; höchstens {max} sind erlaubt",
+    )
+    roster_per_army_min: str = label(
+        "roster_per_army_min",
+        "Message of the roster problem `roster-per-army-min`, from `cadence roster` and the army builder.",
+        "die Armee braucht mindestens {min} '{unit}' (sie hat {count})",
+    )
+    roster_per_army_max: str = label(
+        "roster_per_army_max",
+        "Message of the roster problem `roster-per-army-max`, from `cadence roster` and the army builder.",
+        "die Armee darf höchstens {max} '{unit}' enthalten (sie hat {count})",
+    )
+    roster_per_unit: str = label(
+        "roster_per_unit",
+        "Message of the roster problem `roster-per-unit`, from `cadence roster` and the army builder.",
+        "'{unit}' ist {count}-mal gewählt; eine je '{other}' erlaubt {allowed}",
+    )
+    roster_taken_in: str = label(
+        "roster_taken_in",
+        "Message of the roster problem `roster-taken-in`, from `cadence roster` and the army builder.",
+        "'{unit}' ist {count}-mal gewählt; sie kommt in Gruppen zu {size}",
+    )
+    roster_share_min: str = label(
+        "roster_share_min",
+        "Message of the roster problem `roster-share-min`, from `cadence roster` and the army builder.",
+        "{category} kostet {points} {currency}, {percent}% der Armee; mindestens {share}% sind nötig",
+    )
+    roster_share_max: str = label(
+        "roster_share_max",
+        "Message of the roster problem `roster-share-max`, from `cadence roster` and the army builder.",
+        "{category} kostet {points} {currency}, {percent}% der Armee; höchstens {share}% sind erlaubt",
+    )
+    roster_category_min: str = label(
+        "roster_category_min",
+        "Message of the roster problem `roster-category-min`, from `cadence roster` and the army builder.",
+        "die Armee hat {count} Einheiten {category}; sie braucht mindestens {min}",
+    )
+    roster_category_max: str = label(
+        "roster_category_max",
+        "Message of the roster problem `roster-category-max`, from `cadence roster` and the army builder.",
+        "die Armee hat {count} Einheiten {category}; höchstens {max} sind erlaubt",
+    )
+    roster_category_size: str = label(
+        "roster_category_size",
+        "Message of the roster problem `roster-category-size`, from `cadence roster` and the army builder.",
+        "Einheiten {category} gibt es erst in Spielen ab {min} {currency}",
+    )
+    roster_models_min: str = label(
+        "roster_models_min",
+        "Message of the roster problem `roster-models-min`, from `cadence roster` and the army builder.",
+        "'{unit}' hat {count} Modelle; sie braucht mindestens {min}",
+    )
+    roster_models_max: str = label(
+        "roster_models_max",
+        "Message of the roster problem `roster-models-max`, from `cadence roster` and the army builder.",
+        "'{unit}' hat {count} Modelle; höchstens {max} sind erlaubt",
+    )
+    roster_model_limit: str = label(
+        "roster_model_limit",
+        "Message of the roster problem `roster-model-limit`, from `cadence roster` and the army builder.",
+        "'{unit}' hat {count} '{model}'; höchstens {max} sind erlaubt",
+    )
+    roster_model_limit_min: str = label(
+        "roster_model_limit_min",
+        "Message of the roster problem `roster-model-limit-min`, from `cadence roster` and the army builder.",
+        "'{unit}' hat {count} '{model}'; mindestens {min} sind nötig",
+    )
+    roster_weapon: str = label(
+        "roster_weapon",
+        "Message of the roster problem `roster-weapon`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' darf '{weapon}' nicht nehmen",
+    )
+    roster_weapon_count_min: str = label(
+        "roster_weapon_count_min",
+        "Message of the roster problem `roster-weapon-count-min`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' nimmt {count} Waffen; mindestens {min} sind nötig",
+    )
+    roster_weapon_count_max: str = label(
+        "roster_weapon_count_max",
+        "Message of the roster problem `roster-weapon-count-max`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' nimmt {count} Waffen; höchstens {max} sind erlaubt",
+    )
+    roster_same_weapons: str = label(
+        "roster_same_weapons",
+        "Message of the roster problem `roster-same-weapons`, from `cadence roster` and the army builder.",
+        "alle Modelle in '{unit}' müssen dieselben Waffen tragen",
+    )
+    roster_upgrade: str = label(
+        "roster_upgrade",
+        "Message of the roster problem `roster-upgrade`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' darf '{upgrade}' nicht nehmen",
+    )
+    roster_upgrade_count_min: str = label(
+        "roster_upgrade_count_min",
+        "Message of the roster problem `roster-upgrade-count-min`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' nimmt {count} Aufwertungen; mindestens {min} sind nötig",
+    )
+    roster_upgrade_count_max: str = label(
+        "roster_upgrade_count_max",
+        "Message of the roster problem `roster-upgrade-count-max`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' nimmt {count} Aufwertungen; höchstens {max} sind erlaubt",
+    )
+    roster_spending_cap: str = label(
+        "roster_spending_cap",
+        "Message of the roster problem `roster-spending-cap`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' gibt {spent} {currency} für Waffen und Aufwertungen aus, mehr als die Grenze von {cap}",
+    )
+    roster_item_budget: str = label(
+        "roster_item_budget",
+        "Message of the roster problem `roster-item-budget`, from `cadence roster` and the army builder.",
+        "die Armee gibt {over} {currency} über {each} {currency} je Einheit aus, mehr als die gemeinsamen {pool}",
+    )
+    roster_option_min: str = label(
+        "roster_option_min",
+        "Message of the roster problem `roster-option-min`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' nimmt {count} Waffen aus '{option}'; mindestens {min} sind nötig",
+    )
+    roster_option_max: str = label(
+        "roster_option_max",
+        "Message of the roster problem `roster-option-max`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' nimmt {count} Waffen aus '{option}'; höchstens {max} sind erlaubt",
+    )
+    roster_option_models: str = label(
+        "roster_option_models",
+        "Message of the roster problem `roster-option-models`, from `cadence roster` and the army builder.",
+        "in '{unit}' nehmen {count} Modelle Waffen aus '{option}'; höchstens {max} dürfen es",
+    )
+    roster_swap_gives_up: str = label(
+        "roster_swap_gives_up",
+        "Message of the roster problem `roster-swap-gives-up`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' darf '{weapon}' nur statt '{replaced}' nehmen, das es nicht trägt",
+    )
+    roster_swap_once: str = label(
+        "roster_swap_once",
+        "Message of the roster problem `roster-swap-once`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' tauscht '{replaced}' ein zweites Mal gegen '{weapon}'; ein Modell tauscht es nur einmal",
+    )
+    roster_swap_models: str = label(
+        "roster_swap_models",
+        "Message of the roster problem `roster-swap-models`, from `cadence roster` and the army builder.",
+        "in '{unit}' tauschen {count} Modelle '{replaced}'; höchstens {max} dürfen es",
+    )
+    roster_swap_all: str = label(
+        "roster_swap_all",
+        "Message of the roster problem `roster-swap-all`, from `cadence roster` and the army builder.",
+        "in '{unit}' tauschen {count} von {models} Modellen '{replaced}'; alle oder keines müssen es",
+    )
+    roster_upgrade_per_model: str = label(
+        "roster_upgrade_per_model",
+        "Message of the roster problem `roster-upgrade-per-model`, from `cadence roster` and the army builder.",
+        "'{model}' in '{unit}' nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}",
+    )
+    roster_upgrade_per_army: str = label(
+        "roster_upgrade_per_army",
+        "Message of the roster problem `roster-upgrade-per-army`, from `cadence roster` and the army builder.",
+        "die Armee nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}",
+    )
+    roster_reinforcements: str = label(
+        "roster_reinforcements",
+        "Message of the roster problem `roster-reinforcements`, from `cadence roster` and the army builder.",
+        "die {name} kosten {total} {currency}, mehr als die erlaubten {limit} {currency}",
+    )
+    roster_total_without_reinforcements: str = label(
+        "roster_total_without_reinforcements",
+        "Message of the roster problem `roster-total-without-reinforcements`, from `cadence roster` and the army builder.",
+        "die Armee ohne ihre {name} kostet {total} {currency}, mehr als die erlaubten {limit} {currency}",
+    )
+    roster_no_reinforcements: str = label(
+        "roster_no_reinforcements",
+        "Message of the roster problem `roster-no-reinforcements`, from `cadence roster` and the army builder.",
+        "'{unit}' wird als Verstärkung zurückgehalten, aber {module} hat keine",
+    )
+    roster_link: str = label(
+        "roster_link",
+        "Message of the roster problem `roster-link`, from `cadence roster` and the army builder.",
+        "die Armeeliste in diesem Link war nicht lesbar; nichts wurde daraus geladen",
     )
 
     def say(self, key: str, **values: str) -> str:
@@ -422,6 +637,10 @@ class GameSize(Record):
     name: str = field(metadata=doc("Name of the game size."))
     points: ProfileValue = field(metadata=doc("Points (or a range such as '500-1000')."))
     battlefield: str = field(default="", metadata=doc("Recommended battlefield."))
+    category_units: dict[str, Range] = field(
+        default_factory=dict,
+        metadata=doc("Units of each category (by id) in games of exactly these points, in place of the categories' own counts."),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -444,6 +663,7 @@ class CostRules(Record):
 class Reinforcements(Record):
     """Reinforcements that join an army later in a game."""
 
+    name: str = field(metadata=doc("What the game calls them; the army builder labels a unit held back as them.", example="Reinforcements"))
     points: int = field(metadata=doc("Points of reinforcements."))
     from_round: int | None = field(default=None, metadata=doc("First round they may arrive."))
     text: str = field(default="", metadata=doc("How they work (Markdown).", markdown=True))
@@ -567,7 +787,13 @@ class Upgrade(Record):
     type: str | None = field(default=None, metadata=doc("Upgrade type, e.g. 'Equipment'."))
     effect: str = field(metadata=doc("What it does (Markdown).", markdown=True))
     points: ProfileValue | None = field(default=None, metadata=doc("Cost; '-' where none is printed."))
-    limit: str | None = field(default=None, metadata=doc("A limit on taking it, e.g. 'one per gang'."))
+    limit: str | None = field(default=None, metadata=doc("A limit on taking it, as printed, e.g. 'one per gang'."))
+    max_per_army: int | None = field(
+        default=None, metadata=doc("Most models of an army that may take it (what `limit` says, checked in rosters).", example=1)
+    )
+    max_per_model: int | None = field(
+        default=None, metadata=doc("Most times one model may take it (what `limit` says, checked in rosters).", example=1)
+    )
     grants: tuple[str, ...] = field(default=(), metadata=doc("Special rules it gives."))
     sets: dict[str, ProfileValue] = field(default_factory=dict, metadata=doc("Profile values it sets."))
     cost_per_other_upgrade: bool = field(default=False, metadata=doc("Cost is multiplied by the number of other upgrades."))
@@ -605,9 +831,10 @@ class PerUnit(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class ModelLimit(Record):
-    """The most of one model a unit may have."""
+    """How many of one model a unit may have."""
 
     model: str = field(metadata=doc("A model of the unit."))
+    min: int = field(default=0, metadata=doc("Least of that model in the unit.", example=1))
     max: int = field(metadata=doc("Most of that model in the unit."))
 
 
@@ -720,6 +947,9 @@ class Unit(Record):
     upgrades: UnitUpgrades | None = field(default=None, metadata=doc("Upgrade options."))
     abilities: tuple[Ability, ...] = field(default=(), metadata=doc("Abilities and reactions."))
     spending_cap: int | None = field(default=None, metadata=doc("Most a model may spend on weapons and upgrades."))
+    spending_cap_own_cost: bool = field(
+        default=False, metadata=doc("A model may spend on weapons and upgrades at most what the model itself costs.")
+    )
     notes: str = field(default="", metadata=doc("Markdown after everything.", markdown=True))
     headings: bool = field(default=False, metadata=doc("Give composition, weapons and upgrades their own headings."))
 

@@ -107,6 +107,9 @@ def unit_cost(
             total = total + swap_cost(swap, high_n, weapon_list, weapon)
     if unit.upgrades:
         total = total + upgrade_choices(unit.upgrades, low_n, high_n, upgrade)
+    if unit.spending_cap_own_cost:
+        # No model spends more on its gear than it costs itself.
+        total = CostRange(total.low, min(total.high, 2 * max(costs) * high_n))
     return total
 
 

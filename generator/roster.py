@@ -21,14 +21,17 @@ Weapons and upgrades every model has (`fixed`) are never listed: they come with 
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .export import MESSAGES, ModuleExport
+from .export import ModuleExport, roster_messages
 from .loader import parse_yaml, read_text
+from .model import Labels
 from .points import build_model
 from .problems import Location, Problem, Severity, error, warning
 
@@ -59,12 +62,13 @@ class RosterProblem:
 class Verdict:
     """What a roster costs and everything wrong with it."""
 
+    messages: Mapping[str, str]  # the game's message template of each problem code
     total: int = 0
     unit_costs: list[int] = field(default_factory=list)
     problems: list[RosterProblem] = field(default_factory=list)
 
     def add(self, severity: str, code: str, path: str, **values: object) -> None:
-        message = re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), MESSAGES[code])
+        message = re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), self.messages[code])
         self.problems.append(RosterProblem(severity, code, message, path))
 
     def as_json(self) -> dict[str, Any]:
@@ -145,7 +149,11 @@ def _unit_entry(unit: Any, path: str, verdict: Verdict) -> dict[str, Any] | None
     name = _text(unit.get("unit"), f"{path}.unit", verdict)
     groups = _list_at(unit.get("models"), f"{path}.models", verdict)
     models = [m for j, group in enumerate(groups) if (m := _model_group(group, f"{path}.models[{j}]", verdict)) is not None]
-    return {"unit": name, "models": models}
+    held_back = unit.get("reinforcements", False)
+    if not isinstance(held_back, bool):
+        verdict.add("error", "roster-format", f"{path}.reinforcements", what=f"{path}.reinforcements", expected="true or false")
+        held_back = False
+    return {"unit": name, "models": models, "reinforcements": held_back}
 
 
 def _model_group(group: Any, path: str, verdict: Verdict) -> dict[str, Any] | None:
@@ -199,15 +207,18 @@ class _Tally:
     models: int = 0
     by_model: dict[str, int] = field(default_factory=dict)
     loadouts: list[list[str]] = field(default_factory=list)
+    swapped: dict[int, int] = field(default_factory=dict)
+    optioned: dict[int, int] = field(default_factory=dict)
+    upgrades: dict[str, int] = field(default_factory=dict)
 
 
 def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | None = None) -> Verdict:
     """Cost a normalised roster and check it against every army-building rule the data states."""
-    verdict = verdict or Verdict()
+    verdict = verdict or Verdict(export.data["messages"])
     data = export.data
     module = data["module"]
     building = module["army_building"] or {}
-    currency = module["currency"]["name"] if module["currency"] else "points"
+    currency = module["currency"]["name"] if module["currency"] else module["terms"]["points_unit"]
     if roster["list"] is None:
         return verdict
     army = _find(data["lists"], roster["list"])
@@ -215,6 +226,8 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         verdict.add("error", "roster-unknown-list", "list", name=roster["list"], module=module["title"])
         return verdict
     kept: list[tuple[int, dict[str, Any], int]] = []
+    taken: dict[str, int] = {}
+    reserve = 0
     for i, entry in enumerate(roster["units"]):
         if entry["unit"] is None:
             continue
@@ -222,19 +235,122 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         if unit is None:
             verdict.add("warning", "roster-dropped", f"units[{i}].unit", what="unit", name=entry["unit"], owner=army["name"])
             continue
-        unit_cost = _check_unit(_Unit(export, army, unit, f"units[{i}]", currency), entry["models"], verdict)
-        kept.append((i, unit, unit_cost))
-        verdict.unit_costs.append(unit_cost)
+        tally = _check_unit(_Unit(export, army, unit, f"units[{i}]", currency), entry["models"], verdict)
+        kept.append((i, unit, tally.cost))
+        verdict.unit_costs.append(tally.cost)
+        for key, n in tally.upgrades.items():
+            taken[key] = taken.get(key, 0) + n
+        reserve += _held_back(building, entry, unit, module, i, verdict) * tally.cost
     verdict.total = sum(c for _, _, c in kept)
-    _check_army(army, building, roster, kept, currency, verdict)
+    _check_upgrades_per_army(army, taken, verdict)
+    _check_army(army, building, roster, kept, currency, verdict, reserve)
     return verdict
+
+
+# --- reading a model's weapons ----------------------------------------------------------------------
+
+#: Beyond this many ways of reading one model's weapons, only the first is tried (both runtimes alike).
+MOST_READINGS = 512
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way of reading a model's chosen weapons: the option or swap each comes through, and what breaks."""
+
+    problems: tuple[tuple[str, dict[str, object]], ...] = ()
+    swaps: tuple[int, ...] = ()
+    given_up: tuple[str, ...] = ()
+    options: tuple[int, ...] = ()
+    slots: int = 0
+
+
+def read_weapons(weapons: dict[str, Any], fixed: list[str], chosen: list[str]) -> Reading:
+    """The reading of a model's weapons that breaks the fewest rules, then makes the fewest swaps.
+
+    Each chosen weapon comes through an option that offers it or a swap that takes it; every way is
+    tried in order (options before swaps, each in the unit's order) and the first best one is kept, so
+    that the builder, which tries them in the same order, reads the same. Weapons neither offers are
+    reported elsewhere and left out here.
+    """
+    picked = [(w, c) for w in chosen if (c := _sources(weapons, w))]
+    best = _reading(weapons, fixed, [])
+    first = True
+    for way in _ways([c for _, c in picked]) if picked else ():
+        reading = _reading(weapons, fixed, list(zip((w for w, _ in picked), way, strict=True)))
+        if first or (len(reading.problems), len(reading.swaps)) < (len(best.problems), len(best.swaps)):
+            best, first = reading, False
+    return best
+
+
+def _sources(weapons: dict[str, Any], weapon: str) -> list[tuple[str, int]]:
+    """Where a chosen weapon may come from: each option offering it ("o"), then each swap taking it ("s")."""
+    options = [("o", i) for i, o in enumerate(weapons["options"]) if weapon in o["weapons"]]
+    return options + [("s", j) for j, s in enumerate(weapons["swaps"]) if weapon in s["with"]]
+
+
+def _ways(sources: list[list[tuple[str, int]]]) -> Iterator[tuple[tuple[str, int], ...]]:
+    """Every way of reading, the last weapon's source changing fastest; only the first when there are too many."""
+    ways = 1
+    for c in sources:
+        ways *= len(c)
+    if ways > MOST_READINGS:
+        return iter([tuple(c[0] for c in sources)])
+    return itertools.product(*sources)
+
+
+def _reading(weapons: dict[str, Any], fixed: list[str], way: list[tuple[str, tuple[str, int]]]) -> Reading:
+    """Check one way of reading: each option's count, and that each swap has what it gives up."""
+    options, swaps = weapons["options"], weapons["swaps"]
+    usage = [0] * len(options)
+    for _, (kind, k) in way:
+        if kind == "o":
+            usage[k] += 1
+    used = tuple(sorted({k for _, (kind, k) in way if kind == "o"}))
+    carried = list(fixed)
+    problems: list[tuple[str, dict[str, object]]] = []
+    made: list[int] = []
+    for weapon, (kind, j) in way:
+        if kind == "s":
+            swap = swaps[j]
+            values: dict[str, object] = {"weapon": weapon, "replaced": swap["label"]}
+            if j in made:
+                problems.append(("roster-swap-once", values))
+            elif not _give_up(swap, carried, options, usage):
+                problems.append(("roster-swap-gives-up", values))
+            made.append(j)
+    for i, option in enumerate(options):
+        if usage[i] > option["max"]:
+            problems.append(("roster-option-max", {"count": usage[i], "option": option["label"], "max": option["max"]}))
+        if usage[i] < option["min"] and option["models"] != "one":
+            problems.append(("roster-option-min", {"count": usage[i], "option": option["label"], "min": option["min"]}))
+    given = list(fixed)
+    for key in carried:
+        given.remove(key)
+    return Reading(tuple(problems), tuple(made), tuple(given), used, sum(usage))
+
+
+def _give_up(swap: dict[str, Any], carried: list[str], options: list[dict[str, Any]], usage: list[int]) -> bool:
+    """Give up what a swap replaces: each weapon it names that the model carries, and one choice of the lists it names.
+
+    The choice given up is the first option offering those lists with room left (else the first
+    offering them), which the new weapon then fills. False when the model lacks a weapon to give up.
+    """
+    found = [next((k for k in group if k in carried), None) for group in swap["gives_up"]]
+    if any(k is None for k in found):
+        return False
+    for k in found:
+        carried.remove(str(k))
+    places = [i for i, o in enumerate(options) if set(o["weapons"]) & set(swap["in_place_of"])]
+    if places:
+        usage[next((i for i in places if usage[i] < options[i]["max"]), places[0])] += 1
+    return True
 
 
 # --- one unit ------------------------------------------------------------------------------------
 
 
-def _check_unit(unit: _Unit, groups: list[dict[str, Any]], verdict: Verdict) -> int:
-    """Cost a unit's model lines and check each, then the unit as a whole; returns its cost."""
+def _check_unit(unit: _Unit, groups: list[dict[str, Any]], verdict: Verdict) -> _Tally:
+    """Cost a unit's model lines and check each, then the unit as a whole; returns what they add up to."""
     tally = _Tally()
     for j, group in enumerate(groups):
         if group["model"] is not None:
@@ -242,7 +358,8 @@ def _check_unit(unit: _Unit, groups: list[dict[str, Any]], verdict: Verdict) -> 
     _check_unit_size(unit, tally, verdict)
     _check_model_limits(unit, tally, verdict)
     _check_same_weapons(unit, tally, verdict)
-    return tally.cost
+    _check_swappers(unit, tally, verdict)
+    return tally
 
 
 def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Tally, verdict: Verdict) -> None:
@@ -253,20 +370,49 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
         verdict.add("warning", "roster-dropped", f"{gpath}.model", what="model", name=group["model"], owner=unit.name)
         return
     model = models[index]
-    weapons, upgrades = unit.unit["weapons"], unit.unit["upgrades"]
-    allowed = [k for o in weapons["options"] for k in o["weapons"]] + [k for s in weapons["swaps"] for k in s["with"]]
-    chosen_weapons = _chosen(unit, model, "weapon", allowed, group["weapons"], gpath, verdict)
-    offered = [o["upgrade"] for o in upgrades["options"] if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
-    chosen_upgrades = _chosen(unit, model, "upgrade", offered, group["upgrades"], gpath, verdict)
-    points = _model_points(unit, index, chosen_weapons, chosen_upgrades)
-    count = group["count"]
+    chosen_weapons = _chosen(unit, model, "weapon", _offered_weapons(unit), group["weapons"], gpath, verdict)
+    chosen_upgrades = _chosen(unit, model, "upgrade", _offered_upgrades(unit, model), group["upgrades"], gpath, verdict)
+    fixed = _fixed_weapons(unit, model)
+    reading = read_weapons(unit.unit["weapons"], fixed, chosen_weapons)
+    for code, values in reading.problems:
+        named = {k: unit.army["weapons"][str(v)]["name"] if k == "weapon" else v for k, v in values.items()}
+        verdict.add("error", code, gpath, model=model["name"], unit=unit.name, **named)
+    carried = list(fixed)
+    for key in reading.given_up:
+        carried.remove(key)
+    points = _model_points(unit, index, carried + chosen_weapons, chosen_upgrades)
+    _add_line(tally, model["name"], group["count"], points, reading, chosen_weapons, chosen_upgrades)
+    _check_spending_cap(unit, model, points, gpath, verdict)
+    _check_weapon_count(unit, model, reading.slots, gpath, verdict)
+    _check_upgrade_count(unit, model, len(chosen_upgrades), gpath, verdict)
+    _check_upgrades_per_model(unit, model, chosen_upgrades, gpath, verdict)
+
+
+def _offered_weapons(unit: _Unit) -> list[str]:
+    """The weapons a unit's models may choose: its options' and its swaps'."""
+    weapons = unit.unit["weapons"]
+    return [k for o in weapons["options"] for k in o["weapons"]] + [k for s in weapons["swaps"] for k in s["with"]]
+
+
+def _offered_upgrades(unit: _Unit, model: dict[str, Any]) -> list[str]:
+    """The upgrades a model of the unit may choose (some are offered to some models only)."""
+    options = unit.unit["upgrades"]["options"]
+    return [o["upgrade"] for o in options if not o["models"] or any(norm(m) == norm(model["name"]) for m in o["models"])]
+
+
+def _add_line(tally: _Tally, model: str, count: int, points: int, reading: Reading, weapons: list[str], upgrades: list[str]) -> None:
+    """Add a line of `count` models to the unit's tally: cost, models, loadout, swaps, options, upgrades."""
     tally.cost += points * count
     tally.models += count
-    tally.by_model[model["name"]] = tally.by_model.get(model["name"], 0) + count
-    tally.loadouts.append(sorted(chosen_weapons))
-    _check_spending_cap(unit, model, points, gpath, verdict)
-    _check_weapon_count(unit, model, len(chosen_weapons), gpath, verdict)
-    _check_upgrade_count(unit, model, len(chosen_upgrades), gpath, verdict)
+    tally.by_model[model] = tally.by_model.get(model, 0) + count
+    if not reading.swaps:
+        tally.loadouts.append(sorted(weapons))
+    for j in set(reading.swaps):
+        tally.swapped[j] = tally.swapped.get(j, 0) + count
+    for i in reading.options:
+        tally.optioned[i] = tally.optioned.get(i, 0) + count
+    for key in upgrades:
+        tally.upgrades[key] = tally.upgrades.get(key, 0) + count
 
 
 def _chosen(unit: _Unit, model: dict[str, Any], what: str, offered: list[str], names: list[str], gpath: str, verdict: Verdict) -> list[str]:
@@ -290,14 +436,19 @@ def _chosen(unit: _Unit, model: dict[str, Any], what: str, offered: list[str], n
     return chosen
 
 
+def _fixed_weapons(unit: _Unit, model: dict[str, Any]) -> list[str]:
+    """The weapons a model has without choosing them: its own (`by_model`) or the unit's."""
+    weapons = unit.unit["weapons"]
+    return list(weapons["by_model"].get(model["name"], weapons["fixed"]))
+
+
 def _model_points(unit: _Unit, index: int, weapons: list[str], upgrades: list[str]) -> int:
-    """What one model costs with what it carries, including what every such model has (`fixed`)."""
+    """What one model costs with every weapon it carries and its upgrades, including those it has anyway."""
     export, options = unit.export, unit.unit
-    fixed = options["weapons"]["by_model"].get(options["models"][index]["name"], options["weapons"]["fixed"])
     built = build_model(
         export.models[f"{options['id']}#{index}"],
         [export.upgrades[u] for u in [*options["upgrades"]["fixed"], *upgrades]],
-        [export.weapons[w] for w in [*fixed, *weapons]],
+        [export.weapons[w] for w in weapons],
         export.cost_rules,
     )
     return built.points
@@ -305,6 +456,8 @@ def _model_points(unit: _Unit, index: int, weapons: list[str], upgrades: list[st
 
 def _check_spending_cap(unit: _Unit, model: dict[str, Any], points: int, gpath: str, verdict: Verdict) -> None:
     cap = unit.unit["spending_cap"]
+    if cap is None and unit.unit["spending_cap_own_cost"]:
+        cap = model["points"] or 0
     spent = points - (model["points"] or 0)
     if cap is not None and spent > cap:
         verdict.add(
@@ -313,17 +466,40 @@ def _check_spending_cap(unit: _Unit, model: dict[str, Any], points: int, gpath: 
 
 
 def _check_weapon_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:
-    """How many optional weapons a model takes: the unit's total if it states one, else the options' sum."""
-    weapons = unit.unit["weapons"]
-    if not weapons["options"]:
-        return
-    total = weapons["total"]
-    low = total["min"] if total and total["min"] is not None else sum(o["min"] for o in weapons["options"])
-    high = total["max"] if total and total["max"] is not None else sum(o["max"] for o in weapons["options"])
-    if n < low:
-        verdict.add("error", "roster-weapon-count-min", gpath, model=model["name"], unit=unit.name, count=n, min=low)
-    if n > high:
-        verdict.add("error", "roster-weapon-count-max", gpath, model=model["name"], unit=unit.name, count=n, max=high)
+    """How many weapon choices a model fills over all options, when the unit states a total (each option is checked on its own)."""
+    total = unit.unit["weapons"]["total"]
+    if total and total["min"] is not None and n < total["min"]:
+        verdict.add("error", "roster-weapon-count-min", gpath, model=model["name"], unit=unit.name, count=n, min=total["min"])
+    if total and total["max"] is not None and n > total["max"]:
+        verdict.add("error", "roster-weapon-count-max", gpath, model=model["name"], unit=unit.name, count=n, max=total["max"])
+
+
+def _check_upgrades_per_model(unit: _Unit, model: dict[str, Any], chosen: list[str], gpath: str, verdict: Verdict) -> None:
+    """An upgrade one model may take only so many times ('one per car')."""
+    for key in dict.fromkeys(chosen):
+        upgrade, n = unit.army["upgrades"][key], chosen.count(key)
+        most = upgrade["max_per_model"]
+        if most is not None and n > most:
+            limit = upgrade["limit"] or most
+            verdict.add(
+                "error",
+                "roster-upgrade-per-model",
+                gpath,
+                model=model["name"],
+                unit=unit.name,
+                upgrade=upgrade["name"],
+                count=n,
+                limit=limit,
+            )
+
+
+def _check_upgrades_per_army(army: dict[str, Any], taken: dict[str, int], verdict: Verdict) -> None:
+    """An upgrade only so many models of the army may take ('one per gang')."""
+    for key, n in taken.items():
+        upgrade = army["upgrades"][key]
+        most = upgrade["max_per_army"]
+        if most is not None and n > most:
+            verdict.add("error", "roster-upgrade-per-army", "units", upgrade=upgrade["name"], count=n, limit=upgrade["limit"] or most)
 
 
 def _check_upgrade_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:
@@ -345,20 +521,56 @@ def _check_unit_size(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
 
 
 def _check_model_limits(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
-    """At most so many of one model in the unit (a sergeant, a heavy gunner)."""
+    """So many of one model in the unit: at most one sergeant, exactly one leader."""
     for limit in unit.unit["composition"]["limits"]:
         have = sum(c for name, c in tally.by_model.items() if norm(name) == norm(limit["model"]))
         if have > limit["max"]:
             verdict.add("error", "roster-model-limit", unit.path, unit=unit.name, count=have, model=limit["model"], max=limit["max"])
+        if have < limit["min"]:
+            verdict.add("error", "roster-model-limit-min", unit.path, unit=unit.name, count=have, model=limit["model"], min=limit["min"])
 
 
 def _check_same_weapons(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
-    weapons = unit.unit["weapons"]
-    if weapons["same"] and not weapons["swaps"] and any(lo != tally.loadouts[0] for lo in tally.loadouts):
+    """Models that must carry the same weapons do, apart from those that made a swap."""
+    if unit.unit["weapons"]["same"] and any(lo != tally.loadouts[0] for lo in tally.loadouts):
         verdict.add("error", "roster-same-weapons", unit.path, unit=unit.name)
 
 
+def _most(models: object) -> int | None:
+    """How many models of a unit a swap or an option is for: 'one', a number, or no limit."""
+    if models == "one":
+        return 1
+    return models if isinstance(models, int) and not isinstance(models, bool) else None
+
+
+def _check_swappers(unit: _Unit, tally: _Tally, verdict: Verdict) -> None:
+    """How many models of the unit made each swap, and took from each option meant for one model."""
+    weapons = unit.unit["weapons"]
+    for j, swap in enumerate(weapons["swaps"]):
+        n, most = tally.swapped.get(j, 0), _most(swap["models"])
+        if most is not None and n > most:
+            verdict.add("error", "roster-swap-models", unit.path, unit=unit.name, count=n, replaced=swap["label"], max=most)
+        if swap["models"] == "all" and 0 < n < tally.models:
+            verdict.add("error", "roster-swap-all", unit.path, unit=unit.name, count=n, models=tally.models, replaced=swap["label"])
+    for i, option in enumerate(weapons["options"]):
+        n, most = tally.optioned.get(i, 0), _most(option["models"])
+        if most is not None and n > most:
+            verdict.add("error", "roster-option-models", unit.path, unit=unit.name, count=n, option=option["label"], max=most)
+
+
 # --- the whole army ------------------------------------------------------------------------------
+
+
+def _held_back(
+    building: dict[str, Any], entry: dict[str, Any], unit: dict[str, Any], module: dict[str, Any], i: int, verdict: Verdict
+) -> int:
+    """1 when the unit is held back as reinforcements the module allows, else 0."""
+    if not entry["reinforcements"]:
+        return 0
+    if building.get("reinforcements") is None:
+        verdict.add("error", "roster-no-reinforcements", f"units[{i}].reinforcements", unit=unit["name"], module=module["title"])
+        return 0
+    return 1
 
 
 def _check_army(
@@ -368,6 +580,7 @@ def _check_army(
     kept: list[tuple[int, dict[str, Any], int]],
     currency: str,
     verdict: Verdict,
+    reserve: int = 0,
 ) -> None:
     """The army-building rules over the units kept: how often each is taken, budgets, categories."""
     counts: dict[str, int] = {}
@@ -377,11 +590,13 @@ def _check_army(
         _check_times_taken(army, unit, counts, verdict)
     costs = [c for _, _, c in kept]
     _check_max_units(building, len(kept), verdict)
-    _check_budgets(building, roster, costs, currency, verdict)
+    _check_budgets(building, roster, costs, currency, verdict, reserve)
     game = roster["points"] if roster["points"] is not None else building.get("budget")
+    sized = _category_units(building, roster["points"])
     for category in building.get("categories", []):
         members = [(u, c) for _, u, c in kept if u["category"] == category["id"] or _counts_as(building, u["category"]) == category["id"]]
-        _check_category(category, [c for _, c in members], verdict.total, game, currency, verdict)
+        units = sized.get(category["id"]) if sized is not None else category["units"]
+        _check_category({**category, "units": units}, [c for _, c in members], verdict.total, game, currency, verdict)
 
 
 def _check_times_taken(army: dict[str, Any], unit: dict[str, Any], counts: dict[str, int], verdict: Verdict) -> None:
@@ -419,10 +634,28 @@ def _check_max_units(building: dict[str, Any], units: int, verdict: Verdict) -> 
         verdict.add("error", "roster-max-units", "units", count=units, max=building["max_units"])
 
 
-def _check_budgets(building: dict[str, Any], roster: dict[str, Any], costs: list[int], currency: str, verdict: Verdict) -> None:
-    """The game size's points, the module's budget, and the budget per unit with its shared pool."""
-    total = verdict.total
-    if roster["points"] is not None and total > roster["points"]:
+def _check_budgets(
+    building: dict[str, Any], roster: dict[str, Any], costs: list[int], currency: str, verdict: Verdict, reserve: int
+) -> None:
+    """The game size's points (reinforcements apart, within their own points), the module's budget, and the budget per unit with its shared pool."""
+    total = verdict.total - reserve
+    if reserve:
+        extra = building["reinforcements"]
+        if reserve > extra["points"]:
+            verdict.add(
+                "error", "roster-reinforcements", "units", name=extra["name"], total=reserve, currency=currency, limit=extra["points"]
+            )
+        if roster["points"] is not None and total > roster["points"]:
+            verdict.add(
+                "error",
+                "roster-total-without-reinforcements",
+                "points",
+                name=extra["name"],
+                total=total,
+                currency=currency,
+                limit=roster["points"],
+            )
+    elif roster["points"] is not None and total > roster["points"]:
         verdict.add("error", "roster-total", "points", total=total, currency=currency, limit=roster["points"])
     if building.get("budget") is not None and total > building["budget"]:
         verdict.add("error", "roster-budget", "units", total=total, currency=currency, limit=building["budget"])
@@ -432,6 +665,12 @@ def _check_budgets(building: dict[str, Any], roster: dict[str, Any], costs: list
         pool = (building.get("pooled_budget_per_item") or 0) * len(costs)
         if over > pool:
             verdict.add("error", "roster-item-budget", "units", over=over, currency=currency, each=each, pool=pool)
+
+
+def _category_units(building: dict[str, Any], points: int | None) -> dict[str, Any] | None:
+    """The unit counts of a game size of exactly these points that sets its own (a small game with one command unit), or None."""
+    sizes = [g for g in building.get("game_sizes", []) if g["category_units"] is not None and g["limit"] == points]
+    return sizes[0]["category_units"] if sizes else None
 
 
 def _check_category(category: dict[str, Any], costs: list[int], total: int, game: int | None, currency: str, verdict: Verdict) -> None:
@@ -500,15 +739,17 @@ def _place(path: str, locations: dict[str, Location], rel: str) -> Location:
 
 def check_roster_file(path: Path, rel: str, exports: dict[str, ModuleExport]) -> tuple[Verdict, list[Problem], ModuleExport | None]:
     """Read and check a roster file; problems are located in the file, never raised."""
+    # one system's labels word every module's messages; a project without modules speaks the defaults
+    messages = next((e.data["messages"] for e in exports.values()), None) or roster_messages(Labels())
     text, problems = read_text(path, rel)
     if text is None:
-        return Verdict(), problems, None
+        return Verdict(messages), problems, None
     raw, problems = parse_yaml(text, rel)
     if raw is None:
-        return Verdict(), problems, None
+        return Verdict(messages), problems, None
     locations: dict[str, Location] = {"": Location(rel, 1, 1)}
     _locations(raw, "", rel, locations)
-    verdict = Verdict()
+    verdict = Verdict(messages)
     roster = normalise(raw, verdict)
     export = exports.get(str(roster["module"])) if roster["module"] else None
     if export is None and roster["module"] is not None:

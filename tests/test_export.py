@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 
 from generator.cli import main
-from generator.export import FORMAT_VERSION, MESSAGES
+from generator.export import FORMAT_VERSION, ROSTER_CODES
+from generator.model import DEFAULT_LABELS
 
 from .conftest import REPO
 
@@ -32,12 +33,18 @@ def test_one_versioned_file_per_module_valid_against_the_schema(exported: Path) 
         document = json.loads((exported / f"{name}.json").read_text(encoding="utf-8"))
         jsonschema.validate(document, schema)
         assert document["format_version"] == FORMAT_VERSION
-        assert document["messages"] == MESSAGES
+        # the shipped game keeps the English labels: every code's message is its label's default
+        assert document["messages"] == {code: DEFAULT_LABELS[code.replace("-", "_")] for code in ROSTER_CODES}
 
 
 def test_names_are_resolved_to_ids_with_profiles_costs_and_rule_texts(exported: Path) -> None:
     fracture = json.loads((exported / "fracture.json").read_text(encoding="utf-8"))
-    assert fracture["module"]["army_building"]["game_sizes"][0] == {"name": "Small", "points": "500-1000", "limit": 1000}
+    assert fracture["module"]["army_building"]["game_sizes"][0] == {
+        "name": "Small",
+        "points": "500-1000",
+        "limit": 1000,
+        "category_units": None,
+    }
     marauders = next(army for army in fracture["lists"] if army["id"] == "marauders")
     warlord = next(u for u in marauders["units"] if u["name"] == "Warlord")
     armoured = warlord["models"][1]
@@ -53,10 +60,20 @@ def test_names_are_resolved_to_ids_with_profiles_costs_and_rule_texts(exported: 
     assert hauler["composition"]["per_unit"] == {"unit": "marauders/grunts", "max": 1}
 
 
-def test_squadron_fleets_see_the_ships_of_the_list_they_use(exported: Path) -> None:
+def test_squadron_fleets_offer_the_basic_ship_and_their_ready_made_ships(exported: Path) -> None:
     squadrons = json.loads((exported / "squadrons.json").read_text(encoding="utf-8"))
     star_wars = next(army for army in squadrons["lists"] if army["id"] == "star-wars-fleets")
-    assert [u["name"] for u in star_wars["units"]] == ["Basic Ship Profile"]
+    names = [u["name"] for u in star_wars["units"]]
+    assert names[0] == "Basic Ship Profile" and len(names) == 12
+    # A ready-made ship is its base with its printed setup fixed: nothing to choose.
+    tie = next(u for u in star_wars["units"] if u["name"] == "TIE Fighter")
+    assert [m["points"] for m in tie["models"]] == [15]
+    assert [star_wars["upgrades"][k]["name"] for k in tie["upgrades"]["fixed"]] == ["Speed 1", "Agility"]
+    assert [star_wars["weapons"][k]["name"] for k in tie["weapons"]["fixed"]] == ["Energy Cannons"]
+    assert tie["weapons"]["options"] == [] and tie["upgrades"]["options"] == []
+    # The Basic Ship offers the whole Ship Weapons list and every Ship Upgrade.
+    basic = star_wars["units"][0]
+    assert len(basic["weapons"]["options"][0]["weapons"]) == 12 and len(basic["upgrades"]["options"]) == 22
     assert squadrons["module"]["army_building"]["cost"]["surcharges"] == [
         {"min_upgrades": 5, "points": 10},
         {"min_upgrades": 7, "points": 15},
@@ -73,3 +90,20 @@ def test_site_publishes_the_export_and_links_it(built_site: Path, exported: Path
         assert 'data-src="data.json"' in builder and 'src="../assets/rules/builder.js"' in builder
     assert (built_site / "assets" / "rules-export.schema.json").is_file()
     assert not (built_site / "core-rules" / "builder.html").exists(), "a module without lists has no builder"
+
+
+def test_swaps_say_what_they_give_up(exported: Path) -> None:
+    """A swap of a carried weapon names it (Halo); a swap of an optional list names that list's weapons (Fracture)."""
+    halo = json.loads((exported / "halo-breakpoint.json").read_text(encoding="utf-8"))
+    unsc = next(army for army in halo["lists"] if army["id"] == "unsc-army-list")
+    spartan = next(u for u in unsc["units"] if u["name"] == "Spartan II / IV")
+    twin = spartan["weapons"]["swaps"][1]
+    assert [[unsc["weapons"][k]["name"] for k in g] for g in twin["gives_up"]] == [["MA5 Assault Rifle"], ["M6 Pistol"]]
+    assert twin["in_place_of"] == [] and twin["label"] == "MA5 Assault Rifle / M6 Pistol"
+    fracture = json.loads((exported / "fracture.json").read_text(encoding="utf-8"))
+    marauders = next(army for army in fracture["lists"] if army["id"] == "marauders")
+    grunts = next(u for u in marauders["units"] if u["name"] == "Grunts")
+    swap = grunts["weapons"]["swaps"][0]
+    assert swap["gives_up"] == [] and swap["models"] == 2
+    assert set(swap["in_place_of"]) == set(grunts["weapons"]["options"][0]["weapons"]) | set(grunts["weapons"]["options"][1]["weapons"])
+    assert halo["module"]["army_building"]["reinforcements"] == {"name": "Reinforcements", "points": 100}

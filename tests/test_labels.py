@@ -113,7 +113,13 @@ def build(project: Path) -> dict[str, Words]:
     command = [sys.executable, "-m", "generator.cli", "-C", str(project), "build", "--quiet", "--site-dir", str(site)]
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=600)
     assert result.returncode == 0, result.stderr
-    return {p.relative_to(site).as_posix(): Words(p.read_text(encoding="utf-8")) for p in sorted(site.rglob("*.html"))}
+    pages = {p.relative_to(site).as_posix(): Words(p.read_text(encoding="utf-8")) for p in sorted(site.rglob("*.html"))}
+    for path in sorted(site.glob("*/data.json")):  # the builder shows a module's words and roster messages from here
+        document = json.loads(path.read_text(encoding="utf-8"))
+        words = Words("")
+        words.strings = [*document["module"]["terms"].values(), *document["messages"].values()]
+        pages[path.relative_to(site).as_posix()] = words
+    return pages
 
 
 def runs_of(text: str) -> list[str]:

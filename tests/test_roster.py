@@ -78,6 +78,23 @@ def test_json_output_has_total_unit_costs_and_problems(tmp_path: Path, capsys: p
     assert code == 1
 
 
+HALO = """\
+module: halo-breakpoint
+list: unsc-army-list
+points: 49
+units:
+  - unit: UNSC Marines
+    models:
+      - {model: Marine Sergeant, count: 1}
+      - {model: Marine, count: 4, weapons: [M90 Shotgun]}
+  - unit: UNSC Marines
+    reinforcements: true
+    models:
+      - {model: Marine Sergeant, count: 1}
+      - {model: Marine, count: 4, weapons: [M90 Shotgun]}
+"""
+
+
 CASES = [
     pytest.param(
         LEGAL + "  - unit: Warlord\n    models:\n      - {model: Warlord}\n",
@@ -101,8 +118,80 @@ CASES = [
     ),
     pytest.param(
         LEGAL.replace("weapons: [Havoc Rockets]", "weapons: []"),
-        "roster.yaml:18:9: error[roster-weapon-count-min]: 'Hauler' in 'Hauler' takes 0 weapons; it needs at least 1",
-        id="weapon-count",
+        "roster.yaml:18:9: error[roster-option-min]: 'Hauler' in 'Hauler' takes 0 weapons from 'Mounted Secondary Weapons'; it needs at least 1",
+        id="option-min",
+    ),
+    pytest.param(
+        LEGAL.replace("weapons: [Havoc Rockets]", "weapons: [Havoc Rockets, Heavy Scorcher, Havoc Rockets]"),
+        "roster.yaml:18:9: error[roster-option-max]: 'Hauler' in 'Hauler' takes 3 weapons from 'Mounted Secondary Weapons'; it may take at most 2",
+        id="option-max",
+    ),
+    pytest.param(
+        LEGAL.replace(
+            "      - {model: Grunt, count: 10, weapons: [Scattergun, Frag Grenade]}\n",
+            "      - {model: Grunt, count: 7, weapons: [Scattergun, Frag Grenade]}\n"
+            "      - {model: Grunt, count: 3, weapons: [Spitfire, Frag Grenade]}\n",
+        ),
+        "roster.yaml:9:5: error[roster-swap-models]: 'Grunts' has 3 models trading 'Standard Sidearms / Standard Weapons'; at most 2 may",
+        id="swap-models",
+    ),
+    pytest.param(
+        LEGAL.replace("[Scattergun, Frag Grenade]}", "[Slugger Pistol, Scattergun, Spitfire]}", 1),
+        "roster.yaml:11:9: error[roster-option-max]: 'Grunt' in 'Grunts' takes 2 weapons from 'Standard Sidearms'; it may take at most 1",
+        id="swap-fills-the-place-it-takes",
+    ),
+    pytest.param(
+        HALO.replace("{model: Marine Sergeant, count: 1}", "{model: Marine Sergeant, count: 1, weapons: [M90 Shotgun]}", 1),
+        "roster.yaml:7:9: error[roster-swap-gives-up]: 'Marine Sergeant' in 'UNSC Marines' may take 'M90 Shotgun' only in place of "
+        "'MA5 Assault Rifle', which it does not carry",
+        id="swap-gives-up",
+    ),
+    pytest.param(
+        HALO.replace("weapons: [M90 Shotgun]}", "weapons: [M90 Shotgun, BR55 Service Rifle]}", 1),
+        "roster.yaml:8:9: error[roster-swap-once]: 'Marine' in 'UNSC Marines' takes 'BR55 Service Rifle' in place of "
+        "'MA5 Assault Rifle' a second time; a model trades it once",
+        id="swap-once",
+    ),
+    pytest.param(
+        HALO + ("  - unit: UNSC Marines\n    reinforcements: true\n    models: [{model: Marine, count: 5}]\n" * 2),
+        "roster.yaml:4:1: error[roster-reinforcements]: the Reinforcements cost 129 points, more than the 100 points allowed",
+        id="reinforcements",
+    ),
+    pytest.param(
+        HALO.replace("points: 49", "points: 40"),
+        "roster.yaml:3:9: error[roster-total-without-reinforcements]: the army without its Reinforcements costs 49 points, "
+        "more than the 40 points it may spend",
+        id="game-size-without-reinforcements",
+    ),
+    pytest.param(
+        LEGAL.replace("  - unit: Hauler\n", "  - unit: Hauler\n    reinforcements: true\n"),
+        "roster.yaml:17:5: error[roster-no-reinforcements]: 'Hauler' is held back as reinforcements, but Fracture has none",
+        id="no-reinforcements",
+    ),
+    pytest.param(
+        "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models: [{model: Leader, upgrades: [Horse]}]\n"
+        "  - unit: Hired Guns\n    models: [{model: Hired Gun, count: 2, upgrades: [Horse]}]\n",
+        "roster.yaml:3:1: error[roster-upgrade-per-army]: the army takes 'Horse' 3 times, more than its limit: max 2 per gang",
+        id="upgrade-limit-per-army",
+    ),
+    pytest.param(
+        "module: scraplands\nlist: Building a Team\nunits:\n  - unit: Cars\n    models: [{model: Wreck, upgrades: [Turret, Turret]}]\n",
+        "roster.yaml:5:14: error[roster-upgrade-per-model]: 'Wreck' in 'Cars' takes 'Turret' 2 times, more than its limit: one per car",
+        id="upgrade-limit-per-model",
+    ),
+    pytest.param(
+        "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
+        "      - {model: Hunter, count: 2, weapons: [Shotgun, Knife], upgrades: [Sneak]}\n",
+        "roster.yaml:4:5: error[roster-model-limit-min]: 'Survivor Groups' has 0 'Leader'; it needs at least 1",
+        id="model-limit-min",
+    ),
+    pytest.param(
+        "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
+        "      - {model: Leader, count: 1, weapons: [Assault Rifle, Shotgun, Heavy Club], upgrades: [Runner]}\n",
+        # 8 + 6 + 2 + 3 on a Leader who costs 16
+        "roster.yaml:6:9: error[roster-spending-cap]: 'Leader' in 'Survivor Groups' spends 19 points on weapons and upgrades, "
+        "more than its cap of 16",
+        id="spending-cap-own-cost",
     ),
     pytest.param(
         LEGAL.replace("upgrades: [Big Boss]", "upgrades: [Rocket Pack]"),
@@ -210,12 +299,49 @@ def test_json_roster_and_squadron_surcharge(tmp_path: Path, capsys: pytest.Captu
         }
     )
     code, out = run(capsys, roster(tmp_path, text, "fleet.json"), "--format", "json")
-    assert code == 1
     result = json.loads(out[0])
-    # 15 + 3 + 5 + 4 + 2 × 4 (Command 1, times the other upgrades) + 5 + 10 surcharge; the options are not
-    # offered by the unit in the data, so each upgrade is also reported as not offered.
-    assert result["total"] == 50
-    assert {p["code"] for p in result["problems"]} == {"roster-upgrade"}
+    # 15 + 3 + 5 + 4 + 2 × 4 (Command 1, times the other upgrades) + 5 + 10 surcharge; the Basic Ship
+    # may take any Ship Upgrade.
+    assert result["total"] == 50 and result["problems"] == []
+    assert code == 0
+
+
+def test_ready_made_ships_cost_their_printed_points(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fleet's ships are units of one at the printed cost (the A-Wing at its corrected 55, see the errata)."""
+    ships = [("battlestar-galactica-fleets", "Colonial Mk II Viper", 48), ("star-wars-fleets", "TIE Fighter", 23)]
+    ships += [("star-wars-fleets", "A-Wing Interceptor", 55)]
+    for fleet, ship, printed in ships:
+        text = json.dumps({"module": "squadrons", "list": fleet, "units": [{"unit": ship, "models": [{"model": ship}]}]})
+        code, out = run(capsys, roster(tmp_path, text, "fleet.json"), "--format", "json")
+        assert json.loads(out[0]) == {"total": printed, "unit_costs": [printed], "problems": []} and code == 0
+    # A ready-made ship takes nothing more.
+    text = json.dumps(
+        {
+            "module": "squadrons",
+            "list": "star-wars-fleets",
+            "units": [{"unit": "TIE Fighter", "models": [{"model": "TIE Fighter", "upgrades": ["Shield"]}]}],
+        }
+    )
+    code, out = run(capsys, roster(tmp_path, text, "fleet.json"))
+    assert any(line.endswith("error[roster-upgrade]: 'TIE Fighter' in 'TIE Fighter' may not take 'Shield'") for line in out) and code == 1
+
+
+def test_reinforcements_are_held_back_within_their_own_points(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Halo: Breakpoint: 49 points of army and 49 of reinforcements in a 49-point game."""
+    code, out = run(capsys, roster(tmp_path, HALO))
+    # each unit: Sergeant 8 + M9 Grenade 1; 4 Marines × (7 + M9 Grenade 1 + M90 Shotgun 2), the MA5 given up
+    assert out[0].endswith("total 98 points") and out[-1] == "no problems found" and code == 0
+
+
+def test_a_survivor_group_buys_weapons_and_upgrades_within_each_model_s_cost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (
+        "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
+        "      - {model: Leader, count: 1, weapons: [Rifle, Knife], upgrades: [Inspiration]}\n"
+        "      - {model: Civilian, count: 3, weapons: [Pistol, Heavy Club, Knife]}\n"
+    )
+    code, out = run(capsys, roster(tmp_path, text))
+    # 16 + 5 + 1 + 4; 3 × (9 + 3 + 2 + 1)
+    assert out[0].endswith("total 71 points") and out[-1] == "no problems found" and code == 0
 
 
 def test_wasteland_category_unit_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -234,3 +360,19 @@ def test_a_problem_about_a_key_the_file_lacks_is_placed_at_the_file(tmp_path: Pa
     lines = [str(p) for p in problems]
     assert "roster.yaml:1:1: error[roster-format]: list must be a name" in lines
     assert "roster.yaml:6:13: error[roster-format]: units[0].models must be a list" in lines
+
+
+def test_wasteland_small_game_takes_one_command_unit_and_any_others(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The small game sets its own unit counts (one Command unit); the medium game's counts apply at 1000 points."""
+    text = (
+        "module: core-rules\nlist: Example Battle Group\npoints: 100\nunits:\n"
+        "  - unit: Commander\n    models: [{model: Commander}]\n"
+        "  - unit: Rifle Squad\n    models: [{model: Rifleman, count: 5}]\n"
+    )
+    code, out = run(capsys, roster(tmp_path, text), project=WASTELAND)
+    # 40 + 5 × 10
+    assert out[0].endswith("total 90 points") and out[-1] == "no problems found" and code == 0
+    code, out = run(capsys, roster(tmp_path, text.replace("points: 100", "points: 1000")), project=WASTELAND)
+    assert any(line.endswith("error[roster-category-min]: the army has 1 Troops units; it needs at least 3") for line in out) and code == 1
+    code, out = run(capsys, roster(tmp_path, text + "  - unit: Commander\n    models: [{model: Commander}]\n"), project=WASTELAND)
+    assert any(line.endswith("error[roster-category-max]: the army has 2 Command units; it may have at most 1") for line in out)

@@ -116,7 +116,12 @@
         var upgrades = names(group.upgrades, gpath + ".upgrades");
         models.push({ model: model, count: count, weapons: weapons, upgrades: upgrades });
       });
-      out.units.push({ unit: name, models: models });
+      var heldBack = has(unit, "reinforcements") ? unit.reinforcements : false;
+      if (typeof heldBack !== "boolean") {
+        verdict.add("error", "roster-format", path + ".reinforcements", { what: path + ".reinforcements", expected: "true or false" });
+        heldBack = false;
+      }
+      out.units.push({ unit: name, models: models, reinforcements: heldBack });
     });
     return out;
   }
@@ -163,6 +168,92 @@
     return points;
   }
 
+  // --- reading a model's weapons (roster.read_weapons) ---
+
+  var MOST_READINGS = 512;
+
+  function intersects(a, b) {
+    return a.some(function (x) { return b.indexOf(x) >= 0; });
+  }
+
+  /** Give up what a swap replaces; false when the model lacks a weapon to give up (roster._give_up). */
+  function giveUp(swap, carried, options, usage) {
+    var found = swap.gives_up.map(function (group) {
+      for (var n = 0; n < group.length; n++) if (carried.indexOf(group[n]) >= 0) return group[n];
+      return null;
+    });
+    if (found.some(function (k) { return k === null; })) return false;
+    found.forEach(function (k) { carried.splice(carried.indexOf(k), 1); });
+    var places = [];
+    options.forEach(function (o, i) { if (intersects(o.weapons, swap.in_place_of)) places.push(i); });
+    if (places.length) {
+      var room = places.filter(function (i) { return usage[i] < options[i].max; });
+      usage[room.length ? room[0] : places[0]] += 1;
+    }
+    return true;
+  }
+
+  /** One way of reading a model's weapons: each option's count, and that each swap has what it gives up. */
+  function reading(weapons, fixed, way) {
+    var options = weapons.options;
+    var usage = options.map(function () { return 0; });
+    var used = [];
+    way.forEach(function (w) {
+      if (w.kind === "o") {
+        usage[w.k] += 1;
+        if (used.indexOf(w.k) < 0) used.push(w.k);
+      }
+    });
+    var carried = fixed.slice();
+    var problems = [];
+    var made = [];
+    way.forEach(function (w) {
+      if (w.kind !== "s") return;
+      var swap = weapons.swaps[w.k];
+      var values = { weapon: w.weapon, replaced: swap.label }; // an id: the caller names it
+      if (made.indexOf(w.k) >= 0) problems.push(["roster-swap-once", values]);
+      else if (!giveUp(swap, carried, options, usage)) problems.push(["roster-swap-gives-up", values]);
+      made.push(w.k);
+    });
+    options.forEach(function (o, i) {
+      if (usage[i] > o.max) problems.push(["roster-option-max", { count: usage[i], option: o.label, max: o.max }]);
+      if (usage[i] < o.min && o.models !== "one") problems.push(["roster-option-min", { count: usage[i], option: o.label, min: o.min }]);
+    });
+    var given = fixed.slice();
+    carried.forEach(function (k) { given.splice(given.indexOf(k), 1); });
+    return { problems: problems, swaps: made, given_up: given, options: used, slots: sum(usage, function (n) { return n; }) };
+  }
+
+  /** The reading that breaks the fewest rules, then makes the fewest swaps, tried in roster.py's order. */
+  function readWeapons(weapons, fixed, chosen) {
+    var picked = [];
+    chosen.forEach(function (w) {
+      var sources = [];
+      weapons.options.forEach(function (o, i) { if (o.weapons.indexOf(w) >= 0) sources.push({ weapon: w, kind: "o", k: i }); });
+      weapons.swaps.forEach(function (s, j) { if (s.with.indexOf(w) >= 0) sources.push({ weapon: w, kind: "s", k: j }); });
+      if (sources.length) picked.push(sources);
+    });
+    if (!picked.length) return reading(weapons, fixed, []);
+    var ways = 1;
+    picked.forEach(function (c) { ways *= c.length; });
+    if (ways > MOST_READINGS) return reading(weapons, fixed, picked.map(function (c) { return c[0]; }));
+    var at = picked.map(function () { return 0; });
+    var best = null;
+    for (;;) {
+      var r = reading(weapons, fixed, picked.map(function (c, n) { return c[at[n]]; }));
+      if (best === null || r.problems.length < best.problems.length || (r.problems.length === best.problems.length && r.swaps.length < best.swaps.length)) best = r;
+      var n = at.length - 1;
+      while (n >= 0 && at[n] === picked[n].length - 1) { at[n] = 0; n--; }
+      if (n < 0) return best;
+      at[n] += 1;
+    }
+  }
+
+  function most(models) {
+    if (models === "one") return 1;
+    return typeof models === "number" ? models : null;
+  }
+
   function checkUnit(data, army, unit, groups, path, currency, verdict) {
     var weapons = unit.weapons;
     var upgrades = unit.upgrades;
@@ -175,6 +266,9 @@
     var modelCount = 0;
     var byModel = {};
     var loadouts = [];
+    var swapped = {};
+    var optioned = {};
+    var taken = {};
     groups.forEach(function (group, j) {
       var gpath = path + ".models[" + j + "]";
       if (group.model === null) return;
@@ -217,32 +311,46 @@
         chosenUpgrades.push(uid);
       });
       var fixed = has(weapons.by_model, model.name) ? weapons.by_model[model.name] : weapons.fixed;
+      var read = readWeapons(weapons, fixed, chosenWeapons);
+      read.problems.forEach(function (p) {
+        var values = Object.assign({ model: model.name, unit: unit.name }, p[1]);
+        if (has(values, "weapon")) values.weapon = army.weapons[values.weapon].name;
+        verdict.add("error", p[0], gpath, values);
+      });
+      var carried = fixed.slice();
+      read.given_up.forEach(function (k) { carried.splice(carried.indexOf(k), 1); });
       var built = buildModel(
         model,
         upgrades.fixed.concat(chosenUpgrades).map(function (u) { return army.upgrades[u]; }),
-        fixed.concat(chosenWeapons).map(function (w) { return army.weapons[w]; }),
+        carried.concat(chosenWeapons).map(function (w) { return army.weapons[w]; }),
         rules
       );
       var count = group.count;
       total += built * count;
       modelCount += count;
       byModel[model.name] = (byModel[model.name] || 0) + count;
-      loadouts.push(chosenWeapons.slice().sort().join("\u0000"));
+      if (!read.swaps.length) loadouts.push(chosenWeapons.slice().sort().join("\u0000"));
+      read.swaps.filter(function (j, n) { return read.swaps.indexOf(j) === n; }).forEach(function (j) { swapped[j] = (swapped[j] || 0) + count; });
+      read.options.forEach(function (i) { optioned[i] = (optioned[i] || 0) + count; });
+      chosenUpgrades.forEach(function (u) { taken[u] = (taken[u] || 0) + count; });
       var spent = built - (model.points || 0);
-      if (unit.spending_cap !== null && spent > unit.spending_cap) {
-        verdict.add("error", "roster-spending-cap", gpath, { model: model.name, unit: unit.name, spent: spent, currency: currency, cap: unit.spending_cap });
+      var cap = unit.spending_cap === null && unit.spending_cap_own_cost ? model.points || 0 : unit.spending_cap;
+      if (cap !== null && spent > cap) {
+        verdict.add("error", "roster-spending-cap", gpath, { model: model.name, unit: unit.name, spent: spent, currency: currency, cap: cap });
       }
-      if (weapons.options.length) {
-        var t = weapons.total;
-        var low = t && t.min !== null ? t.min : sum(weapons.options, function (o) { return o.min; });
-        var high = t && t.max !== null ? t.max : sum(weapons.options, function (o) { return o.max; });
-        var nw = chosenWeapons.length;
-        if (nw < low) verdict.add("error", "roster-weapon-count-min", gpath, { model: model.name, unit: unit.name, count: nw, min: low });
-        if (nw > high) verdict.add("error", "roster-weapon-count-max", gpath, { model: model.name, unit: unit.name, count: nw, max: high });
-      }
+      var t = weapons.total;
+      if (t && t.min !== null && read.slots < t.min) verdict.add("error", "roster-weapon-count-min", gpath, { model: model.name, unit: unit.name, count: read.slots, min: t.min });
+      if (t && t.max !== null && read.slots > t.max) verdict.add("error", "roster-weapon-count-max", gpath, { model: model.name, unit: unit.name, count: read.slots, max: t.max });
       var nu = chosenUpgrades.length;
       if (upgrades.min !== null && nu < upgrades.min) verdict.add("error", "roster-upgrade-count-min", gpath, { model: model.name, unit: unit.name, count: nu, min: upgrades.min });
       if (upgrades.max !== null && nu > upgrades.max) verdict.add("error", "roster-upgrade-count-max", gpath, { model: model.name, unit: unit.name, count: nu, max: upgrades.max });
+      chosenUpgrades.filter(function (u, n) { return chosenUpgrades.indexOf(u) === n; }).forEach(function (key) {
+        var u = army.upgrades[key];
+        var times = chosenUpgrades.filter(function (x) { return x === key; }).length;
+        if (u.max_per_model !== null && times > u.max_per_model) {
+          verdict.add("error", "roster-upgrade-per-model", gpath, { model: model.name, unit: unit.name, upgrade: u.name, count: times, limit: u.limit || u.max_per_model });
+        }
+      });
     });
     var size = composition.models || { min: null, max: null };
     var least = size.min !== null ? size.min : 1;
@@ -252,11 +360,23 @@
       var have = 0;
       Object.keys(byModel).forEach(function (name) { if (norm(name) === norm(limit.model)) have += byModel[name]; });
       if (have > limit.max) verdict.add("error", "roster-model-limit", path, { unit: unit.name, count: have, model: limit.model, max: limit.max });
+      if (have < limit.min) verdict.add("error", "roster-model-limit-min", path, { unit: unit.name, count: have, model: limit.model, min: limit.min });
     });
-    if (weapons.same && !weapons.swaps.length && loadouts.some(function (l) { return l !== loadouts[0]; })) {
+    if (weapons.same && loadouts.some(function (l) { return l !== loadouts[0]; })) {
       verdict.add("error", "roster-same-weapons", path, { unit: unit.name });
     }
-    return total;
+    weapons.swaps.forEach(function (swap, j) {
+      var n = swapped[j] || 0;
+      var m = most(swap.models);
+      if (m !== null && n > m) verdict.add("error", "roster-swap-models", path, { unit: unit.name, count: n, replaced: swap.label, max: m });
+      if (swap.models === "all" && n > 0 && n < modelCount) verdict.add("error", "roster-swap-all", path, { unit: unit.name, count: n, models: modelCount, replaced: swap.label });
+    });
+    weapons.options.forEach(function (option, i) {
+      var n = optioned[i] || 0;
+      var m = most(option.models);
+      if (m !== null && n > m) verdict.add("error", "roster-option-models", path, { unit: unit.name, count: n, option: option.label, max: m });
+    });
+    return { cost: total, upgrades: taken };
   }
 
   function countsAs(building, id) {
@@ -264,8 +384,9 @@
     return c ? c.counts_as : null;
   }
 
-  function checkArmy(army, building, roster, kept, currency, verdict) {
+  function checkArmy(army, building, roster, kept, currency, verdict, reserve) {
     var total = verdict.total;
+    var spent = total - reserve;
     var counts = {};
     kept.forEach(function (k) { counts[k.unit.id] = (counts[k.unit.id] || 0) + 1; });
     army.units.forEach(function (unit) {
@@ -287,9 +408,17 @@
     if (building.max_units !== undefined && building.max_units !== null && kept.length > building.max_units) {
       verdict.add("error", "roster-max-units", "units", { count: kept.length, max: building.max_units });
     }
-    if (roster.points !== null && total > roster.points) verdict.add("error", "roster-total", "points", { total: total, currency: currency, limit: roster.points });
-    if (building.budget !== undefined && building.budget !== null && total > building.budget) {
-      verdict.add("error", "roster-budget", "units", { total: total, currency: currency, limit: building.budget });
+    if (reserve) {
+      var extra = building.reinforcements;
+      if (reserve > extra.points) verdict.add("error", "roster-reinforcements", "units", { name: extra.name, total: reserve, currency: currency, limit: extra.points });
+      if (roster.points !== null && spent > roster.points) {
+        verdict.add("error", "roster-total-without-reinforcements", "points", { name: extra.name, total: spent, currency: currency, limit: roster.points });
+      }
+    } else if (roster.points !== null && spent > roster.points) {
+      verdict.add("error", "roster-total", "points", { total: spent, currency: currency, limit: roster.points });
+    }
+    if (building.budget !== undefined && building.budget !== null && spent > building.budget) {
+      verdict.add("error", "roster-budget", "units", { total: spent, currency: currency, limit: building.budget });
     }
     var each = building.per_item_budget;
     if (each !== undefined && each !== null) {
@@ -298,12 +427,15 @@
       if (over > pool) verdict.add("error", "roster-item-budget", "units", { over: over, currency: currency, each: each, pool: pool });
     }
     var game = roster.points !== null ? roster.points : (building.budget === undefined ? null : building.budget);
+    // A game size of exactly these points may set its own unit counts (roster._category_units).
+    var sized = (building.game_sizes || []).filter(function (g) { return g.category_units !== null && g.limit === roster.points; });
     (building.categories || []).forEach(function (category) {
       var members = kept.filter(function (k) { return k.unit.category === category.id || countsAs(building, k.unit.category) === category.id; });
       var points = sum(members, function (k) { return k.cost; });
       var name = category.name;
-      if (category.units) {
-        var lo = category.units.min, hi = category.units.max;
+      var counts = sized.length ? (has(sized[0].category_units, category.id) ? sized[0].category_units[category.id] : null) : category.units;
+      if (counts) {
+        var lo = counts.min, hi = counts.max;
         if (lo !== null && members.length < lo) verdict.add("error", "roster-category-min", "units", { count: members.length, category: name, min: lo });
         if (hi !== null && members.length > hi) verdict.add("error", "roster-category-max", "units", { count: members.length, category: name, max: hi });
       }
@@ -326,7 +458,7 @@
   function evaluate(data, roster, verdict) {
     var module = data.module;
     var building = module.army_building || {};
-    var currency = module.currency ? module.currency.name : "points";
+    var currency = module.currency ? module.currency.name : module.terms.points_unit;
     if (roster.list === null) return verdict;
     var army = find(data.lists, roster.list);
     if (army === null) {
@@ -334,6 +466,8 @@
       return verdict;
     }
     var kept = [];
+    var taken = {};
+    var reserve = 0;
     roster.units.forEach(function (entry, i) {
       if (entry.unit === null) return;
       var unit = find(army.units, entry.unit);
@@ -341,12 +475,26 @@
         verdict.add("warning", "roster-dropped", "units[" + i + "].unit", { what: "unit", name: entry.unit, owner: army.name });
         return;
       }
-      var cost = checkUnit(data, army, unit, entry.models, "units[" + i + "]", currency, verdict);
-      kept.push({ index: i, unit: unit, cost: cost });
-      verdict.unit_costs.push(cost);
+      var tally = checkUnit(data, army, unit, entry.models, "units[" + i + "]", currency, verdict);
+      kept.push({ index: i, unit: unit, cost: tally.cost });
+      verdict.unit_costs.push(tally.cost);
+      Object.keys(tally.upgrades).forEach(function (k) { taken[k] = (taken[k] || 0) + tally.upgrades[k]; });
+      if (entry.reinforcements) {
+        if (building.reinforcements === undefined || building.reinforcements === null) {
+          verdict.add("error", "roster-no-reinforcements", "units[" + i + "].reinforcements", { unit: unit.name, module: module.title });
+        } else {
+          reserve += tally.cost;
+        }
+      }
     });
     verdict.total = sum(kept, function (k) { return k.cost; });
-    checkArmy(army, building, roster, kept, currency, verdict);
+    Object.keys(taken).forEach(function (key) {
+      var u = army.upgrades[key];
+      if (u.max_per_army !== null && taken[key] > u.max_per_army) {
+        verdict.add("error", "roster-upgrade-per-army", "units", { upgrade: u.name, count: taken[key], limit: u.limit || u.max_per_army });
+      }
+    });
+    checkArmy(army, building, roster, kept, currency, verdict, reserve);
     return verdict;
   }
 
@@ -381,7 +529,8 @@
   /** A roster as a compact array (names kept, so a link to renamed data can say what it dropped). */
   function encode(roster) {
     var units = roster.units.map(function (u) {
-      return [u.unit, u.models.map(function (g) { return [g.model, g.count, g.weapons, g.upgrades]; })];
+      var models = u.models.map(function (g) { return [g.model, g.count, g.weapons, g.upgrades]; });
+      return u.reinforcements ? [u.unit, models, 1] : [u.unit, models];
     });
     return toBase64Url(JSON.stringify([ROSTER_VERSION, roster.module, roster.list, roster.points, units]));
   }
@@ -397,13 +546,15 @@
       points: a[3],
       units: a[4].map(function (u) {
         if (!Array.isArray(u) || !Array.isArray(u[1])) throw new Error("not a unit");
-        return {
+        var unit = {
           unit: u[0],
           models: u[1].map(function (g) {
             if (!Array.isArray(g)) throw new Error("not a model");
             return { model: g[0], count: g[1], weapons: g[2], upgrades: g[3] };
           }),
         };
+        if (u[2] === 1) unit.reinforcements = true;
+        return unit;
       }),
     };
   }
@@ -473,7 +624,7 @@
         var keepU = g.upgrades.filter(function (u) { return findId(Object.keys(army.upgrades), army.upgrades, u) !== null; });
         models.push({ model: model.name, count: g.count, weapons: keepW, upgrades: keepU });
       });
-      units.push({ unit: unit.name, models: models });
+      units.push(entry.reinforcements ? { unit: unit.name, models: models, reinforcements: true } : { unit: unit.name, models: models });
     });
     this.roster = { format_version: ROSTER_VERSION, module: this.data.module.id, list: army.id, points: roster.points, units: units };
   };
@@ -653,6 +804,18 @@
       self.change();
     });
     card.appendChild(el("div", { class: "rb-unit-head" }, [title, remove]));
+    var extra = (this.data.module.army_building || {}).reinforcements;
+    if (extra) {
+      // Held back as reinforcements: worded by the module's data, like every game term on the page.
+      var reserve = el("input", { type: "checkbox", id: "rb-" + i + "-reinforcements" });
+      reserve.checked = entry.reinforcements === true;
+      reserve.addEventListener("change", function () {
+        if (reserve.checked) entry.reinforcements = true;
+        else delete entry.reinforcements;
+        self.change();
+      });
+      card.appendChild(el("div", { class: "rb-choice rb-reserve" }, [reserve, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + extra.points + ")" })]));
+    }
     var allowed = [];
     unit.weapons.options.forEach(function (o) { allowed = allowed.concat(o.weapons); });
     unit.weapons.swaps.forEach(function (s) { allowed = allowed.concat(s.with); });
@@ -774,9 +937,12 @@
           if (upgradeIds.indexOf(id) < 0) upgradeIds.push(id);
         });
         var fixed = has(unit.weapons.by_model, model.name) ? unit.weapons.by_model[model.name] : unit.weapons.fixed;
+        var taken = [];
+        g.weapons.forEach(function (name) { var id = findId(Object.keys(army.weapons), army.weapons, name); if (id) taken.push(id); });
+        // A weapon given up in a swap is not carried, so not printed.
         var ws = fixed.slice();
-        g.weapons.forEach(function (name) { var id = findId(Object.keys(army.weapons), army.weapons, name); if (id) ws.push(id); });
-        ws.forEach(function (id) { if (weaponIds.indexOf(id) < 0) weaponIds.push(id); });
+        readWeapons(unit.weapons, fixed, taken).given_up.forEach(function (k) { ws.splice(ws.indexOf(k), 1); });
+        ws.concat(taken).forEach(function (id) { if (weaponIds.indexOf(id) < 0) weaponIds.push(id); });
         use(rules);
         var row = el("tr", {}, [el("td", { text: model.name }), el("td", { text: String(g.count) })]);
         modelCols.forEach(function (c) { row.appendChild(el("td", { text: has(profile, c.key) ? String(profile[c.key]) : "" })); });

@@ -38,6 +38,53 @@ def _names(rng: random.Random, pool: list[str], most: int) -> list[str]:
     return [rng.choice(pool) for _ in range(rng.randint(0, most))] if pool else []
 
 
+def _by_the_book(rng: random.Random, unit: dict[str, Any], army: dict[str, Any]) -> list[str]:
+    """Weapons as the options offer them: a count within each option's range, drawn from it."""
+    names = []
+    for option in unit["weapons"]["options"]:
+        if option["models"] == "one" and rng.random() < 0.5:
+            continue
+        for _ in range(rng.randint(option["min"], min(option["max"], option["min"] + 2))):
+            names.append(army["weapons"][rng.choice(option["weapons"])]["name"])
+    return names
+
+
+def _swapped(rng: random.Random, unit: dict[str, Any], army: dict[str, Any], names: list[str]) -> list[str]:
+    """The same weapons with one swap made: a choice of the list it replaces dropped (or none), a weapon it takes added."""
+    swap = rng.choice(unit["weapons"]["swaps"])
+    replaced = {army["weapons"][k]["name"] for k in swap["in_place_of"]}
+    dropped = next((n for n in names if n in replaced), None) if rng.random() < 0.9 else None
+    kept = [n for n in names if n != dropped] if dropped else list(names)
+    return [*kept, army["weapons"][rng.choice(swap["with"])]["name"]]
+
+
+def _unit_lines(rng: random.Random, unit: dict[str, Any], army: dict[str, Any], low: int, high: int) -> list[dict[str, Any]] | None:
+    """Model lines made by the book (some with a swap), or None for a random draw instead."""
+    if rng.random() < 0.55:
+        return None
+    model = rng.choice(unit["models"])["name"]
+    names = _by_the_book(rng, unit, army)
+    upgrades = [army["upgrades"][o["upgrade"]]["name"] for o in unit["upgrades"]["options"] if not o["models"] and rng.random() < 0.15]
+    count = rng.randint(low, high)
+    if not unit["weapons"]["swaps"] or rng.random() < 0.4:
+        return [{"model": model, "count": count, "weapons": names, "upgrades": upgrades}]
+    swappers = rng.choice([1, 1, 2, 3])
+    lines = [{"model": model, "count": swappers, "weapons": _swapped(rng, unit, army, names), "upgrades": upgrades}]
+    if count > swappers:
+        lines.insert(0, {"model": model, "count": count - swappers, "weapons": names, "upgrades": upgrades})
+    return lines
+
+
+def _required(rng: random.Random, army: dict[str, Any], building: dict[str, Any]) -> list[dict[str, Any]]:
+    """The units every army must include, and the least of each category, so that legal rosters come up too."""
+    picks = [u for u in army["units"] for _ in range((u["composition"]["per_army"] or {}).get("min") or 0)]
+    for category in building.get("categories", []):
+        members = [u for u in army["units"] if u["category"] == category["id"]]
+        least = (category["units"] or {}).get("min") or 0
+        picks += [rng.choice(members) for _ in range(least)] if members else []
+    return picks
+
+
 def random_roster(rng: random.Random, data: dict[str, Any]) -> dict[str, Any]:
     """A roster drawn from a module's document: mostly real names, sometimes wrong ones and bad types."""
     army = rng.choice(data["lists"])
@@ -45,12 +92,11 @@ def random_roster(rng: random.Random, data: dict[str, Any]) -> dict[str, Any]:
     limits = [g["limit"] for g in building.get("game_sizes", []) if g["limit"] is not None]
     points: Any = rng.choice([*limits, None, rng.randint(0, 2500)]) if limits else rng.choice([None, rng.randint(0, 600)])
     units = []
-    # Often start from the units every army must include, so that legal rosters come up too.
-    required = [u for u in army["units"] for _ in range((u["composition"]["per_army"] or {}).get("min") or 0)]
-    picks = required if rng.random() < 0.5 else []
+    picks = _required(rng, army, building) if rng.random() < 0.5 else []
     # Fewer units on most rosters, so that legal ones come up as well as crowded ones.
     extra = rng.randint(0, 2) if picks else rng.choice([rng.randint(0, 4), rng.randint(0, 10)])
     picks = picks + [rng.choice(army["units"]) for _ in range(extra)]
+    held_back = 0.25 if building.get("reinforcements") else 0.01
     for unit in picks:
         allowed = [w for o in unit["weapons"]["options"] for w in o["weapons"]] + [w for s in unit["weapons"]["swaps"] for w in s["with"]]
         weapon_names = [army["weapons"][w]["name"] for w in allowed]
@@ -58,8 +104,9 @@ def random_roster(rng: random.Random, data: dict[str, Any]) -> dict[str, Any]:
         every_weapon = [w["name"] for w in army["weapons"].values()]
         size = unit["composition"]["models"] or {"min": 1, "max": 4}
         low, high = size["min"] or 1, size["max"] or (size["min"] or 1) + 4
-        groups = []
-        n_groups = rng.choice([1, 1, 1, 2, 3])
+        by_the_book = _unit_lines(rng, unit, army, low, high)
+        groups = by_the_book or []
+        n_groups = 0 if by_the_book else rng.choice([1, 1, 1, 2, 3])
         for _ in range(n_groups):
             model = rng.choice(unit["models"])["name"]
             weapons = _names(rng, weapon_names, 2) + (_names(rng, every_weapon, 1) if rng.random() < 0.1 else [])
@@ -71,7 +118,10 @@ def random_roster(rng: random.Random, data: dict[str, Any]) -> dict[str, Any]:
                     "upgrades": _names(rng, upgrade_names, 2) + (["Old Upgrade"] if rng.random() < 0.03 else []),
                 }
             )
-        units.append({"unit": unit["name"] if rng.random() > 0.03 else "Disbanded " + unit["name"], "models": groups})
+        entry = {"unit": unit["name"] if rng.random() > 0.03 else "Disbanded " + unit["name"], "models": groups}
+        if rng.random() < held_back:
+            entry["reinforcements"] = rng.random() > 0.02 or "yes"
+        units.append(entry)
     roster: dict[str, Any] = {"format_version": 1, "module": data["module"]["id"], "list": army["name"], "points": points, "units": units}
     if rng.random() < 0.02:
         roster["points"] = "lots"
@@ -82,7 +132,7 @@ def random_roster(rng: random.Random, data: dict[str, Any]) -> dict[str, Any]:
 
 def verdict_of(export: ModuleExport, raw: dict[str, Any]) -> dict[str, Any]:
     """What `cadence roster` decides about a roster (the same functions the command calls)."""
-    verdict = Verdict()
+    verdict = Verdict(export.data["messages"])
     evaluate(export, normalise(raw, verdict), verdict)
     return _canonical(verdict.as_json())
 
@@ -111,7 +161,9 @@ def open_builder(page: Page, url: str) -> None:
     page.wait_for_selector("[data-rules-builder][data-ready=true]")
 
 
-def compare_module(browser: Browser, base_url: str, module_id: str, export: ModuleExport, seed: int) -> tuple[int, int]:
+def compare_module(
+    browser: Browser, base_url: str, module_id: str, export: ModuleExport, seed: int, seen: set[str] | None = None
+) -> tuple[int, int]:
     rng = random.Random(seed)
     rosters = [random_roster(rng, export.data) for _ in range(ROSTERS_PER_MODULE)]
     context = browser.new_context()
@@ -137,6 +189,8 @@ def compare_module(browser: Browser, base_url: str, module_id: str, export: Modu
         expected = verdict_of(export, roster)
         assert _canonical(got) == expected, f"{module_id}: the page and cadence roster disagree on\n{json.dumps(roster)}"
         legal += _legal(expected)
+        if seen is not None:
+            seen.update(p[1] for p in expected["problems"])
     return legal, len(rosters) - legal
 
 
@@ -146,12 +200,32 @@ def compare_module(browser: Browser, base_url: str, module_id: str, export: Modu
 def test_page_and_cadence_roster_agree_on_random_rosters(browser: Browser, site_url: str, exports: dict[str, ModuleExport]) -> None:
     assert set(exports) == {"devils-bluff", "fracture", "halo-breakpoint", "respawn", "scraplands", "squadrons", "survivors"}
     seen: dict[str, tuple[int, int]] = {}
+    codes: set[str] = set()
     for n, (module_id, export) in enumerate(sorted(exports.items())):
-        seen[module_id] = compare_module(browser, site_url, module_id, export, seed=1000 + n)
+        seen[module_id] = compare_module(browser, site_url, module_id, export, seed=1000 + n, seen=codes)
     print("rosters compared (legal, illegal):", seen)
     for module_id, (legal, illegal) in seen.items():
         assert illegal > 50, f"{module_id}: too few illegal rosters drawn"
         assert legal > 10, f"{module_id}: too few legal rosters drawn"
+    # The rules of swaps, options, upgrade limits and reinforcements were each broken somewhere, and judged alike.
+    assert codes >= DRAWN_CODES, f"never drawn: {sorted(DRAWN_CODES - codes)}"
+
+
+#: Problems the random rosters must run into (the data has no swap that all models make, so not roster-swap-all).
+DRAWN_CODES = {
+    "roster-option-min",
+    "roster-option-max",
+    "roster-option-models",
+    "roster-swap-gives-up",
+    "roster-swap-once",
+    "roster-swap-models",
+    "roster-upgrade-per-model",
+    "roster-upgrade-per-army",
+    "roster-reinforcements",
+    "roster-total-without-reinforcements",
+    "roster-no-reinforcements",
+    "roster-model-limit-min",
+}
 
 
 def test_page_and_cadence_roster_agree_on_wasteland(browser: Browser, wasteland_url: str) -> None:
@@ -161,7 +235,7 @@ def test_page_and_cadence_roster_agree_on_wasteland(browser: Browser, wasteland_
     assert list(exports) == ["core-rules"]
     legal, illegal = compare_module(browser, wasteland_url, "core-rules", exports["core-rules"], seed=7)
     print("wasteland rosters compared (legal, illegal):", legal, illegal)
-    assert illegal > 50 and legal + illegal == ROSTERS_PER_MODULE
+    assert illegal > 50 and legal > 10 and legal + illegal == ROSTERS_PER_MODULE
 
 
 # --- a player's session on a phone ---------------------------------------------------------------
@@ -302,3 +376,38 @@ def test_stale_or_broken_links_load_what_they_can(site: Browsing, exports: dict[
     expect(page.locator("#rb-notices")).to_contain_text(exports["fracture"].data["messages"]["roster-link"])
     assert page.locator("#rb-add").is_visible()
     assert not problems.all() and not broken_problems.all()
+
+
+def test_the_builder_works_offline_after_one_visit(site: Browsing, exports: dict[str, ModuleExport], artifacts: Path) -> None:
+    """With the site's service worker: open the builder once, lose the network, reload, build and check a roster."""
+    page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    open_builder(page, site.url("halo-breakpoint/builder.html"))
+    assert page.evaluate("navigator.serviceWorker.ready.then(r => Boolean(r.active))") is True
+    page.context.set_offline(True)
+    response = page.reload(wait_until="load")
+    assert response is not None and response.from_service_worker
+    page.wait_for_selector("[data-rules-builder][data-ready=true]")
+    page.select_option("#rb-list", label="UNSC")
+    page.select_option("#rb-size", index=0)
+    for n in range(2):
+        page.select_option("#rb-unit", label="UNSC Marines")
+        page.click("#rb-add")
+        page.select_option(f"#rb-{n}-0-model", value="Marine")
+    page.check("#rb-1-reinforcements")
+    expect(page.locator(".rb-status")).to_have_attribute("data-verdict", "legal")
+    roster = page.evaluate("() => window.cadenceBuilder.roster")
+    assert roster["units"][1]["reinforcements"] is True
+    assert _canonical(page_verdict(page)) == verdict_of(exports["halo-breakpoint"], roster)
+    # Three units of Marines held back cost more than the reinforcements' 100 points: said offline too.
+    for n in range(2, 5):
+        page.select_option("#rb-unit", label="UNSC Marines")
+        page.click("#rb-add")
+        page.select_option(f"#rb-{n}-0-model", value="Marine")
+        page.fill(f"#rb-{n}-0-count", "5")
+        page.press(f"#rb-{n}-0-count", "Tab")
+        page.check(f"#rb-{n}-reinforcements")
+    expect(page.locator("#rb-problems li[data-code=roster-reinforcements]")).to_have_count(1)
+    assert _canonical(page_verdict(page)) == verdict_of(exports["halo-breakpoint"], page.evaluate("() => window.cadenceBuilder.roster"))
+    page.screenshot(path=str(artifacts / "builder-offline-reinforcements-phone.png"), full_page=False)
+    page.context.set_offline(False)
+    assert not problems.all()
