@@ -8,7 +8,7 @@ punctuation do not matter, but misspellings do.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Generic, TypeVar
@@ -273,7 +273,7 @@ def module_of(rel: str, data_dir: str) -> str:
 
 
 @dataclass
-class _Records:
+class Records:
     """The records built from a project's data files, before their scopes are linked."""
 
     problems: list[Problem] = field(default_factory=list)
@@ -301,8 +301,9 @@ class _Records:
             self.folder_module[folder] = module.id
 
 
-def _records(documents: list[Document], data_dir: str) -> _Records:
-    records = _Records()
+def build_records(documents: Iterable[Document], data_dir: str) -> Records:
+    """Each document's record, built as the document comes (so its raw values can go)."""
+    records = Records()
     for document in documents:
         kind, record, found = build_document(document.body, document.path)
         records.problems.extend(found)
@@ -319,12 +320,16 @@ def _records(documents: list[Document], data_dir: str) -> _Records:
     return records
 
 
-def assemble(documents: list[Document], data_dir: str, unread: Collection[str] = ()) -> tuple[Project | None, list[Problem]]:
+def assemble(documents: Iterable[Document], data_dir: str, unread: Collection[str] = ()) -> tuple[Project | None, list[Problem]]:
     """Build records from loaded documents and link their scopes; returns every problem found.
 
     `unread` are the data files that could not be read: their own problems already explain them.
     """
-    records = _records(documents, data_dir)
+    return link_records(build_records(documents, data_dir), data_dir, unread)
+
+
+def link_records(records: Records, data_dir: str, unread: Collection[str] = ()) -> tuple[Project | None, list[Problem]]:
+    """The project of built records, their scopes linked; `unread` as for `assemble`."""
     problems = records.problems
     system_path = f"{data_dir}/system.yaml"
     if not records.systems and (records.system_written or system_path in unread):

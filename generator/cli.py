@@ -6,6 +6,7 @@ Exit codes: 0 clean, 1 problems found, 2 usage or I/O error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import shutil
@@ -48,11 +49,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
     data_dir, content_dir = _data_dir(root)
-    with tempfile.TemporaryDirectory(prefix="cadence-check-") as scratch:
+    notes: list[str] = []
+    with contextlib.ExitStack() as scratch:
         check_root = root
-        notes: list[str] = []
-        if args.as_published:
-            check_root, notes = apply_as_published(root, Path(scratch), data_dir, content_dir)
+        if args.as_published:  # a scratch copy only for this: a plain check makes no folder
+            folder = Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="cadence-check-")))
+            check_root, notes = apply_as_published(root, folder, data_dir, content_dir)
         loaded = load_project(
             check_root, data_dir, content_dir, check_patches=not args.as_published, allow_outside_links=args.follow_outside_links
         )

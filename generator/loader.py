@@ -7,6 +7,8 @@ documents blow up memory or smuggle in objects.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import re
 import stat
@@ -16,7 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import ScalarNode
 
 from .problems import Location, Problem, error
 
@@ -101,14 +112,15 @@ class Document:
 
 
 class _Limits(Exception):
-    def __init__(self, node: Node, message: str) -> None:
-        self.node = node
+    def __init__(self, where: Location, message: str) -> None:
+        self.where = where
         self.message = message
 
 
-def _location(path: str, node: Node) -> Location:
-    mark = node.start_mark
-    return Location(path, mark.line + 1, mark.column + 1)
+class _AliasError(Exception):
+    def __init__(self, mark: Any, anchor: bool = False) -> None:
+        self.mark = mark
+        self.anchor = anchor
 
 
 _BOOL = "tag:yaml.org,2002:bool"
@@ -117,115 +129,204 @@ _FLOAT = "tag:yaml.org,2002:float"
 _NULL = "tag:yaml.org,2002:null"
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
 #: The unquoted forms YAML reads exactly as written; any other int, float or bool form changes meaning.
 _PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _PLAIN_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]|-?(?:0|[1-9][0-9]*)\.0")
 _PLAIN_BOOL = re.compile(r"true|false|True|False|TRUE|FALSE")
-_SEQ = "tag:yaml.org,2002:seq"
+
+#: libyaml's C parser when PyYAML has it (ten times faster); the pure-Python one otherwise.
+_FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_RESOLVER: Any = yaml.SafeLoader("")
+#: The safe loader's implicit types (null, bool, int, float, timestamp, merge...) by the first
+#: character a plain scalar must start with to be one; it has no path or catch-all resolvers, so
+#: these patterns are all its `resolve` tries.
+_IMPLICIT: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
+    first: tuple(resolvers) for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+assert None not in _IMPLICIT and not yaml.SafeLoader.yaml_path_resolvers
+_NODE_EVENTS = frozenset({ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent})
+
+
+def _tag(event: ScalarEvent) -> str:
+    """The tag YAML gives a scalar, as PyYAML's composer resolves it."""
+    if event.tag is not None and event.tag != "!":
+        return str(event.tag)
+    if event.implicit[0]:
+        value = event.value
+        for tag, pattern in _IMPLICIT.get(value[:1], ()):
+            if pattern.match(value):
+                return tag
+    return _STR
+
+
+def _collection_tag(event: MappingStartEvent | SequenceStartEvent, default: str) -> str:
+    return default if event.tag in (None, "!") else str(event.tag)
 
 
 class _Builder:
-    """Turns a composed YAML node tree into located raw values, refusing duplicate keys."""
+    """Turns the YAML event stream into located raw values in one pass, refusing duplicate keys.
+
+    Anchors and aliases are refused as they are met, before anything is expanded, so an alias bomb
+    costs nothing; after any other refusal the rest of the stream is still read, so an anchor or a
+    syntax error further on is what the designer is told about, whichever came first.
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.problems: list[Problem] = []
         self.count = 0
-        self._constructor = yaml.SafeLoader("")
+        self._next: Any = None
 
-    def build(self, node: Node, depth: int = 0) -> Any:
-        self.count += 1
-        if self.count > MAX_NODES:
-            raise _Limits(node, f"the file holds more than {MAX_NODES} values")
-        if depth > MAX_DEPTH:
-            raise _Limits(node, f"data nests deeper than {MAX_DEPTH} levels")
-        loc = _location(self.path, node)
-        if isinstance(node, MappingNode):
-            if node.tag != _MAP:
-                raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
-            result = YMap()
-            result.loc = loc
-            result.key_locs = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, ScalarNode):
-                    raise _Limits(key_node, "a mapping key must be a plain name")
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    raise _Limits(key_node, "merge keys ('<<') are not allowed in rules data")
-                key = str(key_node.value)
-                key_loc = _location(self.path, key_node)
-                if key in result:
-                    first = result.key_locs[key]
-                    self.problems.append(
-                        error(key_loc, "duplicate-key", f"key '{key}' appears twice in this mapping (first at line {first.line})")
-                    )
-                    continue
-                result.key_locs[key] = key_loc
-                result[key] = self.build(value_node, depth + 1)
-            return result
-        if isinstance(node, SequenceNode):
-            if node.tag != _SEQ:
-                raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
-            items = YList(self.build(item, depth + 1) for item in node.value)
-            items.loc = loc
-            return items
-        assert isinstance(node, ScalarNode)
-        if node.tag == _STR:
-            return LocStr(node.value, loc)
-        if node.tag == _INT:
-            number = LocInt(self._constructor.construct_yaml_int(node), loc, node.value)
-            self._meaning(node, loc, str(int(number)), f"the number {int(number)}", plain=_PLAIN_INT)
-            return number
-        if node.tag == _FLOAT:
-            decimal = LocFloat(self._constructor.construct_yaml_float(node), loc, node.value)
-            self._meaning(node, loc, repr(float(decimal)), f"the number {float(decimal)!r}", plain=_PLAIN_FLOAT)
-            return decimal
-        if node.tag == _BOOL:
-            truth = bool(self._constructor.construct_yaml_bool(node))
-            self._meaning(node, loc, "true" if truth else "false", "true" if truth else "false", plain=_PLAIN_BOOL)
-            return truth
-        if node.tag == _NULL:
+    def event(self) -> Any:
+        """The next event; anchors and aliases are refused here, wherever they are."""
+        event = self._next()
+        kind = type(event)
+        if kind in _NODE_EVENTS and event.anchor is not None:  # an alias's `anchor` is the name it refers to
+            raise _AliasError(event.start_mark, anchor=kind is not AliasEvent)
+        return event
+
+    def location(self, event: Any) -> Location:
+        mark = event.start_mark
+        return Location(self.path, mark.line + 1, mark.column + 1)
+
+    def document(self, text: str) -> tuple[Any, Location] | None:
+        """The text's one document and where it starts; None for a text with no document."""
+        loader = _FastLoader(text)
+        self._next = loader.get_event
+        try:
+            return self._document()
+        finally:
+            loader.dispose()
+
+    def _document(self) -> tuple[Any, Location] | None:
+        self.event()  # stream start
+        if isinstance(self.event(), StreamEndEvent):
             return None
-        raise _Limits(node, f"YAML tag '{node.tag}' is not allowed in rules data")
+        first = self.event()
+        where = self.location(first)
+        try:
+            value = self.value(first, 0)
+        except _Limits:
+            self.drain()
+            raise
+        self.event()  # document end
+        after = self.event()
+        if not isinstance(after, StreamEndEvent):
+            self.drain()
+            raise yaml.composer.ComposerError(
+                "expected a single document in the stream", first.start_mark, "but found another document", after.start_mark
+            )
+        return value, where
 
-    def _meaning(self, node: ScalarNode, loc: Location, canonical: str, reads_as: str, plain: re.Pattern[str]) -> None:
+    def drain(self) -> None:
+        """Read the rest of the stream for the anchors, aliases and syntax errors in it."""
+        while not isinstance(self.event(), StreamEndEvent):
+            pass
+
+    def skip(self, event: Any) -> None:
+        """Read past one value that is not kept (a duplicate key's)."""
+        depth = 1 if isinstance(event, (MappingStartEvent, SequenceStartEvent)) else 0
+        while depth:
+            event = self.event()
+            if isinstance(event, (MappingStartEvent, SequenceStartEvent)):
+                depth += 1
+            elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
+                depth -= 1
+
+    def value(self, event: Any, depth: int) -> Any:
+        self.count += 1
+        where = self.location(event)
+        if self.count > MAX_NODES:
+            raise _Limits(where, f"the file holds more than {MAX_NODES} values")
+        if depth > MAX_DEPTH:
+            raise _Limits(where, f"data nests deeper than {MAX_DEPTH} levels")
+        if type(event) is ScalarEvent:
+            return self.scalar(event, where)
+        if type(event) is MappingStartEvent:
+            return self.mapping(event, where, depth)
+        tag = _collection_tag(event, _SEQ)
+        if tag != _SEQ:
+            raise _Limits(where, f"YAML tag '{tag}' is not allowed in rules data")
+        items = YList()
+        items.loc = where
+        item = self.event()
+        while type(item) is not SequenceEndEvent:
+            items.append(self.value(item, depth + 1))
+            item = self.event()
+        return items
+
+    def mapping(self, event: MappingStartEvent, where: Location, depth: int) -> YMap:
+        tag = _collection_tag(event, _MAP)
+        if tag != _MAP:
+            raise _Limits(where, f"YAML tag '{tag}' is not allowed in rules data")
+        result = YMap()
+        result.loc = where
+        result.key_locs = {}
+        key_event = self.event()
+        while type(key_event) is not MappingEndEvent:
+            key_loc = self.location(key_event)
+            if type(key_event) is not ScalarEvent:
+                raise _Limits(key_loc, "a mapping key must be a plain name")
+            if _tag(key_event) == _MERGE:
+                raise _Limits(key_loc, "merge keys ('<<') are not allowed in rules data")
+            key = str(key_event.value)
+            if key in result:
+                first = result.key_locs[key]
+                self.problems.append(
+                    error(key_loc, "duplicate-key", f"key '{key}' appears twice in this mapping (first at line {first.line})")
+                )
+                self.skip(self.event())
+            else:
+                result.key_locs[key] = key_loc
+                result[key] = self.value(self.event(), depth + 1)
+            key_event = self.event()
+        return result
+
+    def scalar(self, event: ScalarEvent, where: Location) -> Any:
+        tag = _tag(event)
+        if tag == _STR:
+            return LocStr(event.value, where)
+        if tag == _NULL:
+            return None
+        if tag not in (_INT, _FLOAT, _BOOL):
+            raise _Limits(where, f"YAML tag '{tag}' is not allowed in rules data")
+        try:
+            return self._typed(event, tag, where)
+        except (ValueError, KeyError):  # an explicit `!!int abc`: the constructor cannot read it
+            raise _Limits(where, f"YAML tag '{tag}' does not fit the value '{event.value}'") from None
+
+    def _typed(self, event: ScalarEvent, tag: str, where: Location) -> Any:
+        """A number or a truth value, noting where YAML reads it otherwise than it was written."""
+        node = ScalarNode(tag, event.value, None, None, event.style)
+        if tag == _INT:
+            number = LocInt(_RESOLVER.construct_yaml_int(node), where, event.value)
+            self._meaning(event, where, str(int(number)), f"the number {int(number)}", plain=_PLAIN_INT)
+            return number
+        if tag == _FLOAT:
+            decimal = LocFloat(_RESOLVER.construct_yaml_float(node), where, event.value)
+            self._meaning(event, where, repr(float(decimal)), f"the number {float(decimal)!r}", plain=_PLAIN_FLOAT)
+            return decimal
+        truth = bool(_RESOLVER.construct_yaml_bool(node))
+        self._meaning(event, where, "true" if truth else "false", "true" if truth else "false", plain=_PLAIN_BOOL)
+        return truth
+
+    def _meaning(self, event: ScalarEvent, loc: Location, canonical: str, reads_as: str, plain: re.Pattern[str]) -> None:
         """An unquoted scalar YAML turns into something other than what was written (`+2`, `1:30`, `yes`).
 
         The site would publish YAML's reading (`2`, `90`, `true`), silently; the designer decides instead.
         """
-        if node.style or plain.fullmatch(node.value):  # libyaml gives plain scalars the style "", PyYAML None
+        if event.style or plain.fullmatch(event.value):  # libyaml gives plain scalars the style "", PyYAML None
             return
         self.problems.append(
             error(
                 loc,
                 "yaml-value",
-                f"YAML reads {node.value} as {reads_as}, not as written",
-                hint=f"write '{node.value}' in quotes to keep it as written, or write {canonical}",
+                f"YAML reads {event.value} as {reads_as}, not as written",
+                hint=f"write '{event.value}' in quotes to keep it as written, or write {canonical}",
             )
         )
-
-
-#: libyaml's C parser when PyYAML has it (ten times faster); the pure-Python one otherwise.
-_FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _compose(text: str) -> Node | None:
-    """Compose one document, refusing anchors and aliases before anything is expanded.
-
-    The event stream is scanned first (cheap in C), so an alias bomb is refused without being built.
-    """
-    for event in yaml.parse(text, Loader=_FastLoader):
-        if isinstance(event, yaml.AliasEvent):
-            raise _AliasError(event.start_mark)
-        if getattr(event, "anchor", None) is not None:
-            raise _AliasError(event.start_mark, anchor=True)
-    node: Node | None = yaml.compose(text, Loader=_FastLoader)
-    return node
-
-
-class _AliasError(Exception):
-    def __init__(self, mark: Any, anchor: bool = False) -> None:
-        self.mark = mark
-        self.anchor = anchor
 
 
 def _kind(mode: int) -> str:
@@ -383,37 +484,41 @@ def parse_yaml(text: str, rel: str) -> tuple[YMap | None, list[Problem]]:
     odd = _YAML_BREAKS.search(text)
     if odd is not None:
         return None, [_control(rel, text, odd.start(), "line separator")]
+    builder = _Builder(rel)
     try:
-        node = _compose(text)
-    except _AliasError as exc:
+        document = builder.document(text)
+    except _Limits as exc:
+        return None, [*builder.problems, error(exc.where, "yaml", exc.message)]
+    except (_AliasError, yaml.YAMLError, RecursionError) as exc:
+        return None, [_refused(exc, rel, text)]
+    if document is None:
+        return None, [error(Location(rel, 1, 1), "empty", "the file is empty", hint="remove it or give it a top-level key")]
+    value, where = document
+    if not isinstance(value, YMap):
+        return None, [*builder.problems, error(where, "type", "the top level of a data file must be a mapping")]
+    return value, builder.problems
+
+
+def _refused(exc: BaseException, rel: str, text: str) -> Problem:
+    """The located problem for a file YAML cannot read, or that uses what rules data may not."""
+    if isinstance(exc, _AliasError):
         loc = Location(rel, exc.mark.line + 1, exc.mark.column + 1)
         what = "anchors ('&name')" if exc.anchor else "aliases ('*name')"
-        return None, [error(loc, "yaml", f"YAML {what} are not allowed in rules data", hint="write the value out in full")]
-    except yaml.MarkedYAMLError as exc:
+        return error(loc, "yaml", f"YAML {what} are not allowed in rules data", hint="write the value out in full")
+    if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         loc = Location(rel, mark.line + 1, mark.column + 1) if mark else Location(rel, 1, 1)
         message = exc.problem or exc.context or "invalid YAML"
         if exc.context and exc.problem:
             message = f"{exc.problem} ({exc.context})"
-        return None, [error(loc, "yaml", f"invalid YAML: {message}")]
-    except yaml.reader.ReaderError as exc:
+        return error(loc, "yaml", f"invalid YAML: {message}")
+    if isinstance(exc, yaml.reader.ReaderError):
         # libyaml counts the position in UTF-8 bytes; editors count characters.
         at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if _FastLoader is not yaml.SafeLoader else exc.position
-        return None, [_control(rel, text, min(at, len(text) - 1), "character")]
-    except yaml.YAMLError as exc:
-        return None, [error(Location(rel, 1, 1), "yaml", f"invalid YAML: {exc}")]
-    except RecursionError:
-        return None, [error(Location(rel, 1, 1), "too-deep", f"data nests deeper than {MAX_DEPTH} levels")]
-    if node is None:
-        return None, [error(Location(rel, 1, 1), "empty", "the file is empty", hint="remove it or give it a top-level key")]
-    builder = _Builder(rel)
-    try:
-        value = builder.build(node)
-    except _Limits as exc:
-        return None, [*builder.problems, error(_location(rel, exc.node), "yaml", exc.message)]
-    if not isinstance(value, YMap):
-        return None, [*builder.problems, error(_location(rel, node), "type", "the top level of a data file must be a mapping")]
-    return value, builder.problems
+        return _control(rel, text, min(at, len(text) - 1), "character")
+    if isinstance(exc, RecursionError):
+        return error(Location(rel, 1, 1), "too-deep", f"data nests deeper than {MAX_DEPTH} levels")
+    return error(Location(rel, 1, 1), "yaml", f"invalid YAML: {exc}")
 
 
 def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
@@ -426,13 +531,38 @@ def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
     return Document(rel, body), problems
 
 
-def load_directory(root: Path, data_dir: str, *, allow_outside_links: bool = False) -> tuple[list[Document], list[Problem]]:
-    """Load every `.yaml`/`.yml` file under the data folder, in a stable order."""
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a project is read and checked.
+
+    Reading allocates hundreds of thousands of objects that all live on (located values, the records
+    built from them) and form no reference cycles, so the collector's repeated passes over them find
+    nothing: a fifth of `cadence check`'s time and a third of staging's at 10x the shipped data.
+    Reference counting still frees everything else at once; a cycle made meanwhile is collected once
+    the collector resumes, so a server that stages again and again frees the old graphs.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[Document]:
+    """Each `.yaml`/`.yml` file under the data folder in turn, in a stable order; problems go to `problems`.
+
+    A caller that builds each document as it comes holds one file's raw values at a time, not the
+    whole project's (at 10x the shipped data those are some 25 MiB).
+    """
     base = root / data_dir
     if not base.is_dir():
-        return [], [error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist")]
-    documents: list[Document] = []
-    paths, problems = project_files(root, data_dir, (".yaml", ".yml"), allow_outside_links=allow_outside_links)
+        problems.append(error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist"))
+        return
+    paths, found = project_files(root, data_dir, (".yaml", ".yml"), allow_outside_links=allow_outside_links)
+    problems.extend(found)
     for path in paths:
         rel = path.relative_to(root).as_posix()
         if "schema" in path.relative_to(base).parts[:1]:
@@ -440,5 +570,11 @@ def load_directory(root: Path, data_dir: str, *, allow_outside_links: bool = Fal
         document, found = load_file(path, rel)
         problems.extend(found)
         if document is not None:
-            documents.append(document)
+            yield document
+
+
+def load_directory(root: Path, data_dir: str, *, allow_outside_links: bool = False) -> tuple[list[Document], list[Problem]]:
+    """Load every `.yaml`/`.yml` file under the data folder, in a stable order."""
+    problems: list[Problem] = []
+    documents = list(read_documents(root, data_dir, problems, allow_outside_links=allow_outside_links))
     return documents, problems

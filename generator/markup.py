@@ -371,14 +371,22 @@ def _label(record: Record) -> str:
     return f"{words} '{name}'" if isinstance(name, str) and name else words
 
 
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
+    """A record class's fields as (name, whether Markdown), internal ones left out; read once per class."""
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple((f.name, is_markdown(f)) for f in dataclasses.fields(cls) if not f.metadata.get("internal"))
+    return _FIELDS[cls]
+
+
 def markdown_strings(record: Record) -> Iterator[tuple[Record, str, str]]:
     """(record, field name, text) for every Markdown string in a record and the records inside it."""
-    for f in dataclasses.fields(record):
-        if f.metadata.get("internal"):
-            continue
-        value = getattr(record, f.name)
-        if is_markdown(f):
-            yield from ((record, f.name, s) for s in _strings(value))
+    for name, is_text in _fields(type(record)):
+        value = getattr(record, name)
+        if is_text:
+            yield from ((record, name, s) for s in _strings(value))
         else:
             for inner in _records(value):
                 yield from markdown_strings(inner)
@@ -403,6 +411,23 @@ def _records(value: Any) -> Iterator[Record]:
             yield from _records(item)
 
 
+#: Where anything the restricted dialect removes must start: raw HTML, comments and autolinks with
+#: '<', attribute lists with '{', links, images and reference definitions with '[' or ']', entities
+#: with '&'.
+_MARKUP_START = re.compile(r"[<{\[\]&]")
+#: A `[[Rule]]` link: plain text to python-markdown (a link or image needs a '(' right after the
+#: closing bracket; a reference needs a definition, which needs brackets of its own).
+_RULE_LINK = re.compile(r"\[\[([^\[\]]*)\]\](?!\()")
+
+
+def may_carry_markup(text: str) -> bool:
+    """Whether rendering `text` could remove anything: false for the many fields of plain words and rule links.
+
+    Only the rule links' brackets are set aside; their words stay in the text looked at.
+    """
+    return _MARKUP_START.search(_RULE_LINK.sub(r"\1", text)) is not None
+
+
 def unsafe_markup(project: Any) -> list[Problem]:
     """A warning for each Markdown field from which the restricted dialect removed something."""
     roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
@@ -412,7 +437,7 @@ def unsafe_markup(project: Any) -> list[Problem]:
     problems: list[Problem] = []
     for root, file in roots:
         for record, name, text in markdown_strings(root):
-            removed = render(text).removed
+            removed = render(text).removed if may_carry_markup(text) else ()
             if removed:
                 where = getattr(text, "loc", None) or (record.loc if record.loc.path else Location(file, 0, 0))
                 problems.append(

@@ -87,7 +87,9 @@ class LandingPages(Record):
 
 
 #: The generator's own words in English, shipped as data (`generator/labels.yaml`), not code.
-DEFAULT_LABELS: dict[str, str] = yaml.safe_load(resources.files("generator").joinpath("labels.yaml").read_text(encoding="utf-8"))
+DEFAULT_LABELS: dict[str, str] = yaml.load(  # a safe loader: libyaml's when PyYAML has it
+    resources.files("generator").joinpath("labels.yaml").read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+)
 
 
 def label(key: str, what: str, example: str) -> Any:

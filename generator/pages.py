@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .catalogue import Project, assemble
+from .catalogue import Project, build_records, link_records
 from .checks import read_words, run_checks
-from .export import builder_outputs
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
-from .loader import load_directory, project_files, read_text
+from .loader import collector_paused, project_files, read_documents, read_text
 from .markup import outline_text
 from .problems import Location, Problem, error
 from .resolve import Resolved, resolve
@@ -57,6 +56,7 @@ def read_content(root: Path, content_dir: str, *, allow_outside_links: bool = Fa
     return pages, problems
 
 
+@collector_paused()
 def load_project(
     root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True, allow_outside_links: bool = False
 ) -> Loaded:
@@ -65,10 +65,12 @@ def load_project(
     `check_patches` is off when the errata have already been applied (`--as-published`);
     `allow_outside_links` follows symbolic links that leave the project.
     """
-    documents, problems = load_directory(root, data_dir, allow_outside_links=allow_outside_links)
+    problems: list[Problem] = []
+    # each file's record is built as the file is read, so one file's raw values are held at a time
+    records = build_records(read_documents(root, data_dir, problems, allow_outside_links=allow_outside_links), data_dir)
     content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links)
     problems.extend(content_problems)
-    project, found = assemble(documents, data_dir, unread={p.location.path for p in problems})
+    project, found = link_records(records, data_dir, unread={p.location.path for p in problems})
     problems.extend(found)
     resolved = None
     # Cross-references are checked only on data that read cleanly: a file that failed to parse or
@@ -111,6 +113,7 @@ def generate(
 
     `resolved` is the result `load_project` already computed; without it the project is resolved here.
     """
+    from .export import builder_outputs  # here, not at the top: `cadence check` never writes the builder
     from .render import Renderer  # here, not at the top: `cadence check` never loads Jinja
 
     resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)

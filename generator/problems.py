@@ -32,9 +32,12 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Location:
-    """A place in a project file; lines and columns count from 1."""
+    """A place in a project file; lines and columns count from 1.
+
+    Every value read from a data file has one, so it has slots: a third of the memory of a dict.
+    """
 
     path: str
     line: int = 0

@@ -45,6 +45,56 @@ def data_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
 
 
 @dataclasses.dataclass(frozen=True)
+class _Field:
+    """What building one field needs, worked out once per record class."""
+
+    name: str
+    key: str
+    tp: Any
+    required: bool
+    slug: bool
+
+
+_PLANS: dict[type, tuple[tuple[_Field, ...], frozenset[str]]] = {}
+
+
+def _plan(cls: type[Record]) -> tuple[tuple[_Field, ...], frozenset[str]]:
+    """A record class's fields in order, and the keys a mapping of it may have."""
+    if cls not in _PLANS:
+        hints = _hints(cls)
+        fields = tuple(_Field(f.name, yaml_key(f), hints[f.name], _required(f), bool(f.metadata.get("slug"))) for f in data_fields(cls))
+        _PLANS[cls] = (fields, frozenset(f.key for f in fields))
+    return _PLANS[cls]
+
+
+_SHAPES: dict[Any, tuple[str, Any]] = {}
+
+
+def _shape(tp: Any) -> tuple[str, Any]:
+    """What kind of value a type hint asks for, and what `Builder.value` needs of it; worked out once per hint."""
+    if tp not in _SHAPES:
+        origin = get_origin(tp)
+        if origin in (Union, types.UnionType):
+            options = get_args(tp)
+            _SHAPES[tp] = ("union", (options, tuple(o for o in options if o is not type(None))))
+        elif tp is Any:
+            _SHAPES[tp] = ("any", None)
+        elif tp in (str, int, bool):
+            _SHAPES[tp] = ("scalar", None)
+        elif origin is Literal:
+            _SHAPES[tp] = ("literal", None)
+        elif origin is tuple:
+            _SHAPES[tp] = ("sequence", get_args(tp)[0])
+        elif origin is dict:
+            _SHAPES[tp] = ("mapping", get_args(tp)[1])
+        elif isinstance(tp, type) and issubclass(tp, Record):
+            _SHAPES[tp] = ("record", None)
+        else:
+            raise TypeError(f"unsupported field type {tp!r}")  # a bug in model.py, not in user data
+    return _SHAPES[tp]
+
+
+@dataclasses.dataclass(frozen=True)
 class TypeWords:
     """How one kind of reader is told a field's type: a problem says 'must be a whole number', the
     data reference lists 'whole number' and links record types to their own section."""
@@ -103,39 +153,36 @@ class Builder:
 
     def value(self, tp: Any, raw: Any, loc: Location, path: str) -> Any:
         """A raw value checked against a field's type hint and built; `_MISSING` where it fails."""
-        origin = get_origin(tp)
-        here = loc_of(raw, loc)
-        if origin in (Union, types.UnionType):
-            return self.union(tp, raw, loc, path)
-        if tp is Any:
+        kind, arg = _shape(tp)
+        if kind == "union":
+            return self.union(tp, arg, raw, loc, path)
+        if kind == "any":
             return raw
-        if tp in (str, int, bool):
+        here = loc_of(raw, loc)
+        if kind == "scalar":
             return self.scalar(tp, raw, here, path)
-        if origin is Literal:
+        if kind == "literal":
             return self.literal(tp, raw, here, path)
-        if origin is tuple:
-            return self.sequence(get_args(tp)[0], raw, here, path)
-        if origin is dict:
-            return self.mapping(get_args(tp)[1], raw, here, path)
-        if isinstance(tp, type) and issubclass(tp, Record):
-            return self.record(tp, raw, here, path)
-        raise TypeError(f"unsupported field type {tp!r}")  # a bug in model.py, not in user data
+        if kind == "sequence":
+            return self.sequence(arg, raw, here, path)
+        if kind == "mapping":
+            return self.mapping(arg, raw, here, path)
+        return self.record(tp, raw, here, path)
 
-    def union(self, tp: Any, raw: Any, loc: Location, path: str) -> Any:
+    def union(self, tp: Any, shape: tuple[tuple[Any, ...], tuple[Any, ...]], raw: Any, loc: Location, path: str) -> Any:
         """The first option the value builds as without a problem; with one option, its problems."""
-        options = get_args(tp)
+        options, non_null = shape
         if raw is None and type(None) in options:
             return None
         if str in options and int in options and isinstance(raw, (str, int)) and not isinstance(raw, bool):
             return raw
-        non_null = [o for o in options if o is not type(None)]
+        if len(non_null) == 1:  # what a probe would find, found once
+            return self.value(non_null[0], raw, loc, path)
         for option in non_null:
             probe = Builder()
             result = probe.value(option, raw, loc, path)
             if result is not _MISSING and not probe.problems:
                 return result
-        if len(non_null) == 1:
-            return self.value(non_null[0], raw, loc, path)
         return self.fail(loc_of(raw, loc), "type", f"{path or 'value'} must be {describe_type(tp)}", path)
 
     def scalar(self, tp: type, raw: Any, here: Location, path: str) -> Any:
@@ -185,18 +232,19 @@ class Builder:
         """A record from a mapping: unknown keys reported, each field built, a required one failing it."""
         if not isinstance(raw, YMap):
             return self.fail(loc_of(raw, loc), "type", f"{path or cls.__name__} must be a mapping, not {_kind(raw)}", path)
-        fields = data_fields(cls)
-        self.unknown_keys(cls, raw, {yaml_key(f) for f in fields}, path)
+        fields, keys = _plan(cls)
+        if not keys.issuperset(raw):
+            self.unknown_keys(cls, raw, keys, path)
         values: dict[str, Any] = {"loc": raw.loc}
         for f in fields:
             built = self.field(cls, f, raw, path)
-            if built is _MISSING and _required(f):
+            if built is _MISSING and f.required:
                 return _MISSING
             if built is not _MISSING and built is not _ABSENT:
                 values[f.name] = built
         return cls(**values)
 
-    def unknown_keys(self, cls: type[Record], raw: YMap, keys: set[str], path: str) -> None:
+    def unknown_keys(self, cls: type[Record], raw: YMap, keys: frozenset[str], path: str) -> None:
         for key in raw:
             if key not in keys:
                 hint = did_you_mean(key, list(keys))
@@ -208,16 +256,16 @@ class Builder:
                     hint or f"expected one of: {', '.join(sorted(keys))}",
                 )
 
-    def field(self, cls: type[Record], f: dataclasses.Field[Any], raw: YMap, path: str) -> Any:
+    def field(self, cls: type[Record], f: _Field, raw: YMap, path: str) -> Any:
         """One field's value; `_ABSENT` when it is left out and may be, `_MISSING` when it fails."""
-        key = yaml_key(f)
-        sub = f"{path}.{key}" if path else key
+        key = f.key
         if key not in raw:
-            if _required(f):
-                return self.fail(raw.loc, "missing-key", f"{_label(cls, path)} needs '{key}'", sub)
+            if f.required:
+                return self.fail(raw.loc, "missing-key", f"{_label(cls, path)} needs '{key}'", f"{path}.{key}" if path else key)
             return _ABSENT
-        built = self.value(_hints(cls)[f.name], raw[key], raw.key_locs[key], sub)
-        if built is not _MISSING and f.metadata.get("slug") and isinstance(built, str) and built and not re.match(SLUG, built):
+        sub = f"{path}.{key}" if path else key
+        built = self.value(f.tp, raw[key], raw.key_locs[key], sub)
+        if built is not _MISSING and f.slug and isinstance(built, str) and built and not re.match(SLUG, built):
             message = f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}"
             return self.fail(loc_of(built, raw.key_locs[key]), "slug", message, sub)
         return built

@@ -42,6 +42,14 @@ def test_tags_are_refused() -> None:
     assert "tag:yaml.org,2002:python/object:os.system" in problems[0].message
 
 
+@pytest.mark.parametrize("value", ["!!int abc", "!!float abc", "!!bool maybe"])
+def test_an_explicit_tag_that_does_not_fit_its_value_is_located(value: str) -> None:
+    body, problems = parse_yaml(f"a: 1\nb: {value}\n", "f.yaml")
+    assert body is None
+    tag = value.split()[0].replace("!!", "tag:yaml.org,2002:")
+    assert [str(p) for p in problems] == [f"f.yaml:2:4: error[yaml]: YAML tag '{tag}' does not fit the value '{value.split()[1]}'"]
+
+
 def test_invalid_yaml_is_located() -> None:
     _, problems = parse_yaml("a: [1, 2\nb: 3\n", "f.yaml")
     assert problems[0].code == "yaml"

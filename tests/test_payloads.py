@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.markup import embed_block, embed_inline, render
+from generator.markup import embed_block, embed_inline, may_carry_markup, render
 from generator.pages import load_project
 
 from .payloads import (
@@ -142,3 +142,25 @@ def test_a_removal_is_reported_where_it_was_written(tmp_path: Path) -> None:
         "raw HTML '<img src=x onerror=alert(1)>' removed (hint: data Markdown allows no raw HTML, no attribute lists "
         "and only http, https, mailto or relative links)" in output
     ), output
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *(payload for name, payload in PAYLOADS.items() if name not in ("Jinja", "directive")),  # those two are shown as written
+        "[[Stubborn]](javascript:alert(1))",
+        "![[Stubborn]](javascript:alert(1))",
+        "[[Stubborn]][evil]\n\n[evil]: javascript:alert(1)",
+        "[[<img src=x onerror=alert(1)>]]",
+        "[[Stubborn]]{: onclick=alert(1) }",
+        "[[Stubborn]] and <!-- hidden -->",
+    ],
+)
+def test_the_check_renders_every_field_it_could_find_markup_in(text: str) -> None:
+    """`unsafe_markup` skips fields without a character markup starts with; each of these has one."""
+    assert render(text).removed, text
+    assert may_carry_markup(text), text
+
+
+def test_plain_words_and_rule_links_are_not_rendered_by_the_check() -> None:
+    assert not may_carry_markup("Roll a d6: on 4+ the unit gains [[Stubborn]] and [[Heavy Armour (2)]] until the end of the round.")

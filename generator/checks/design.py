@@ -132,14 +132,24 @@ def _empty_options(unit: Unit) -> Iterator[Problem]:
         )
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A record class's field names but `errata` (read once per class)."""
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "errata")
+    return _FIELD_NAMES[cls]
+
+
 def _rule_uses(record: Any) -> Iterator[tuple[str, Record]]:
     """Every rule use (`rules`, `grants`) in a record and the records under it."""
     if isinstance(record, Record):
-        for f in dataclasses.fields(record):
-            value = getattr(record, f.name)
-            if f.name in ("rules", "grants") and isinstance(value, tuple):
+        for name in _field_names(type(record)):
+            value = getattr(record, name)
+            if name in ("rules", "grants") and isinstance(value, tuple):
                 yield from ((use, record) for use in value if isinstance(use, str))
-            elif f.name != "errata":
+            else:
                 yield from _rule_uses(value)
     elif isinstance(record, (tuple, list)):
         for item in record:
@@ -153,7 +163,8 @@ def check_unstated_values(project: Project) -> list[Problem]:
         module = project.modules[entry.module]
         scope = project.list_scope(entry)
         for use, owner in _rule_uses(entry.army_list):
-            if project.parse_use(use, scope).value != UNSTATED:
+            # a use's value is part of its text: one without a '?' cannot be unstated
+            if UNSTATED not in use or project.parse_use(use, scope).value != UNSTATED:
                 continue
             if not _stated(module, use):
                 problems.append(

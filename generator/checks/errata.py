@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from ..loader import read_text
 from ..paths import is_safe
@@ -15,6 +16,7 @@ def check_errata_patches(run: CheckRun) -> Iterator[Problem]:
     if run.root is None:
         return
     base = run.root / run.data_dir
+    read: dict[Path, tuple[str | None, list[Problem]]] = {}  # many errata patch the same file: read it once
     for module in run.project.modules.values():
         for erratum in module.errata:
             patch = erratum.as_published
@@ -23,7 +25,9 @@ def check_errata_patches(run: CheckRun) -> Iterator[Problem]:
             # The path is lexically inside the project; links were vetted when the project was walked,
             # and read_text opens only regular files (a FIFO would block for ever).
             target = base / patch.file
-            text, unreadable = read_text(target, target.relative_to(run.root).as_posix()) if target.exists() else (None, [])
+            if target not in read:
+                read[target] = read_text(target, target.relative_to(run.root).as_posix()) if target.exists() else (None, [])
+            text, unreadable = read[target]
             if text is None:
                 why = unreadable[0].message if unreadable else "no such file"
                 yield error(at(patch.file, patch), "missing", f"erratum patch file {patch.file!r} cannot be read: {why}")

@@ -16,6 +16,7 @@ from ..catalogue import Project, walk_sections
 from ..model import Record, Section, Table
 from ..problems import Location, Problem, warning
 from .base import CheckRun, at
+from .dictionary import WordList, english
 
 SMALL_WORDS = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -59,23 +60,9 @@ def _named_in(section: Section) -> Iterator[tuple[str, str, Record]]:
 
 
 @lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """The English word list that pyspellchecker ships, read once per process.
-
-    The file is one JSON object of word → frequency. Its keys are read with a regular expression,
-    twice as fast as parsing the JSON (a good part of `cadence check`); a file with escapes is parsed.
-    """
-    import gzip
-    import json
-    from importlib import resources
-
-    text = gzip.decompress(resources.files("spellchecker").joinpath("resources/en.json.gz").read_bytes()).decode("utf-8")
-    if "\\" in text:
-        return frozenset(json.loads(text))
-    return frozenset(_JSON_KEY.findall(text))
-
-
-_JSON_KEY = re.compile(r'"([^"\\]*)":')
+def english_words() -> WordList:
+    """The English word list that pyspellchecker ships, searched in a cached sorted file (see `dictionary`)."""
+    return english()
 
 
 @lru_cache(maxsize=1)

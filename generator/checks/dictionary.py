@@ -1,0 +1,149 @@
+"""The English dictionary as a hashed word file, searched in place.
+
+pyspellchecker ships its words as one gzipped JSON object of word → frequency: reading it builds
+160,000 Python strings (a tenth of a second and some 30 MiB) for a check that looks up a few
+thousand. The first use writes the words to a cache file beside the user's other caches, as an
+open-addressing hash table of offsets followed by the words; every later check maps that file and
+finds a word in one or two probes, touching a few pages of it. The file is named after the
+dictionary it came from, so a new pyspellchecker makes a new one. Where no cache can be written the
+same table is kept in memory for the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import re
+import struct
+import sys
+import zlib
+from importlib.util import find_spec
+from pathlib import Path
+
+#: The file's layout, named in the cache file's name so that an older layout is never misread:
+#: MAGIC, the slot count (a power of two), one u32 per slot (0: empty, else the offset of a word in
+#: the file), then the words, each followed by a newline. Numbers are in the machine's byte order,
+#: which the cache file's name includes.
+MAGIC = b"CDW1"
+_HEADER = struct.Struct("=4sI")
+_JSON_KEY = re.compile(r'"([^"\\]*)":')
+
+
+class WordList:
+    """A set of words read from a word file's bytes (mapped or in memory) without building a set."""
+
+    def __init__(self, data: bytes | mmap.mmap) -> None:
+        magic, slots = _HEADER.unpack_from(data) if len(data) >= _HEADER.size else (b"", 0)
+        if magic != MAGIC or slots & (slots - 1) or len(data) < _HEADER.size + 4 * slots:
+            raise ValueError("not a word file")
+        self._data = data
+        self._mask = slots - 1
+        self._slots = memoryview(data)[_HEADER.size : _HEADER.size + 4 * slots].cast("I")
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str) or not self._slots:
+            return False
+        key = word.encode("utf-8", "surrogatepass")
+        data, slots, mask = self._data, self._slots, self._mask
+        line = key + b"\n"
+        slot = zlib.crc32(key) & mask
+        for _ in range(mask + 1):  # a bound only a damaged file could reach
+            offset = slots[slot]
+            if not offset:
+                return False
+            if data[offset : offset + len(line)] == line:
+                return True
+            slot = (slot + 1) & mask
+        return False
+
+
+def word_file(words: set[str] | frozenset[str]) -> bytes:
+    """The bytes of a word file holding `words` (a quarter to a half of its slots filled)."""
+    encoded = sorted({w.encode("utf-8", "surrogatepass") for w in words if w and "\n" not in w})
+    slots = 1 << max(4, (2 * len(encoded)).bit_length())
+    table = [0] * slots
+    offset = _HEADER.size + 4 * slots
+    for word in encoded:
+        slot = zlib.crc32(word) & (slots - 1)
+        while table[slot]:
+            slot = (slot + 1) & (slots - 1)
+        table[slot] = offset
+        offset += len(word) + 1
+    return b"".join([_HEADER.pack(MAGIC, slots), struct.pack(f"={slots}I", *table), *(w + b"\n" for w in encoded)])
+
+
+def _source() -> Path | None:
+    """pyspellchecker's English word file, found without importing the package."""
+    spec = find_spec("spellchecker")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "resources" / "en.json.gz"
+    return path if path.is_file() else None
+
+
+def _read_source(path: Path) -> set[str]:
+    """The keys of the JSON word list; read with a regular expression unless the file has escapes."""
+    import gzip  # here: only the first check reads the source
+    import json
+
+    text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    if "\\" in text:
+        return set(json.loads(text))
+    return set(_JSON_KEY.findall(text))
+
+
+def cache_dir() -> Path:
+    """Where the word file is cached: `$XDG_CACHE_HOME/cadence-rules`, else `~/.cache/cadence-rules`."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cadence-rules"
+
+
+def _cache_name(source: Path) -> str:
+    """The word file's name: the layout, the byte order and which dictionary file, of what size and age."""
+    info = source.stat()
+    where = zlib.crc32(str(source.resolve()).encode())
+    return f"english-{MAGIC.decode()}-{sys.byteorder}-{where:08x}-{info.st_size}-{info.st_mtime_ns}.words"
+
+
+def _map(path: Path) -> mmap.mmap | None:
+    try:
+        with path.open("rb") as handle:
+            if os.fstat(handle.fileno()).st_size == 0:
+                return None
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write the word file whole or not at all: another check may be reading the same cache."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".words-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def english() -> WordList:
+    """pyspellchecker's English words, from the cache file (written on first use) or in memory."""
+    source = _source()
+    if source is None:
+        return WordList(b"")
+    path = cache_dir() / _cache_name(source)
+    mapped = _map(path)
+    if mapped is not None:
+        try:
+            return WordList(mapped)
+        except ValueError:
+            pass  # a damaged cache: written again below
+    data = word_file(_read_source(source))
+    with contextlib.suppress(OSError):  # a read-only home: the words stay in memory for this run
+        _write(path, data)
+    return WordList(data)
