@@ -9,6 +9,7 @@ roster checker's message templates travel with the data so that every runtime pr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,58 +43,16 @@ DATA_PATH = "{module}/data.json"
 #: Where the JSON Schema of the documents is published.
 SCHEMA_PATH = "assets/rules-export.schema.json"
 
-#: The roster checker's problem codes. Each one's message is the system label of the same name
-#: ('roster-total': `roster_total`), placeholders `{name}`; the Python checker and the builder page
-#: fill them from the same values, so both print the same words, in the game's language.
-ROSTER_CODES: tuple[str, ...] = (
-    "roster-format",
-    "roster-unknown-module",
-    "roster-unknown-list",
-    "roster-dropped",
-    "roster-total",
-    "roster-budget",
-    "roster-max-units",
-    "roster-per-army-min",
-    "roster-per-army-max",
-    "roster-per-unit",
-    "roster-taken-in",
-    "roster-share-min",
-    "roster-share-max",
-    "roster-category-min",
-    "roster-category-max",
-    "roster-category-size",
-    "roster-models-min",
-    "roster-models-max",
-    "roster-model-limit",
-    "roster-model-limit-min",
-    "roster-weapon",
-    "roster-weapon-count-min",
-    "roster-weapon-count-max",
-    "roster-same-weapons",
-    "roster-upgrade",
-    "roster-upgrade-count-min",
-    "roster-upgrade-count-max",
-    "roster-spending-cap",
-    "roster-item-budget",
-    "roster-option-min",
-    "roster-option-max",
-    "roster-option-models",
-    "roster-swap-gives-up",
-    "roster-swap-once",
-    "roster-swap-models",
-    "roster-swap-all",
-    "roster-upgrade-per-model",
-    "roster-upgrade-per-army",
-    "roster-reinforcements",
-    "roster-total-without-reinforcements",
-    "roster-no-reinforcements",
-    "roster-link",
-)
+#: The roster checker's problem codes, read from the `Labels` fields that word them (model.roster_message).
+#: Placeholders are `{name}`; the Python checker and the builder page fill them from the same values, so
+#: both print the same words, in the game's language.
+_ROSTER_LABELS = {f.metadata["problem_code"]: f.name for f in dataclasses.fields(Labels) if "problem_code" in f.metadata}
+ROSTER_CODES: tuple[str, ...] = tuple(_ROSTER_LABELS)
 
 
 def roster_messages(labels: Labels) -> dict[str, str]:
     """The message template of every roster problem code, in the game's words."""
-    return {code: getattr(labels, code.replace("-", "_")) for code in ROSTER_CODES}
+    return {code: getattr(labels, name) for code, name in _ROSTER_LABELS.items()}
 
 
 @dataclass

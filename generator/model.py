@@ -97,6 +97,13 @@ def label(key: str, what: str, example: str) -> Any:
     return field(default=DEFAULT_LABELS[key], metadata=doc(what, example=example))
 
 
+def roster_message(code: str, example: str) -> Any:
+    """A `Labels` field wording one roster problem: its key is the code with '_' for '-' ('roster-total' is
+    `roster_total`), and the code stays in its metadata, so the codes are read from `Labels` alone."""
+    what = f"Message of the roster problem `{code}`, from `cadence roster` and the army builder."
+    return field(default=DEFAULT_LABELS[code.replace("-", "_")], metadata=doc(what, example=example, problem_code=code))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Labels(Record):
     """The words the generator puts on the site itself; a game in another language replaces them all.
@@ -245,217 +252,95 @@ class Labels(Record):
         "builder_noscript", "Army builder: shown when the browser runs no scripts.", "Die Armeeliste braucht JavaScript."
     )
 
-    # the roster checker's messages, one per problem code ('roster-total' is the label roster_total)
-    roster_format: str = label(
-        "roster_format",
-        "Message of the roster problem `roster-format`, from `cadence roster` and the army builder.",
-        "{what} muss {expected} sein",
+    # the roster checker's messages, one per problem code
+    roster_format: str = roster_message("roster-format", "{what} muss {expected} sein")
+    roster_unknown_module: str = roster_message("roster-unknown-module", "die Armeeliste ist für '{name}', diese Daten sind für '{module}'")
+    roster_unknown_list: str = roster_message("roster-unknown-list", "'{name}' ist keine Liste von {module}")
+    roster_dropped: str = roster_message("roster-dropped", "{what} '{name}' entfernt: {owner} hat kein solches {what}")
+    roster_total: str = roster_message("roster-total", "die Armee kostet {total} {currency}, mehr als die erlaubten {limit} {currency}")
+    roster_budget: str = roster_message("roster-budget", "die Armee kostet {total} {currency}, mehr als das Budget von {limit} {currency}")
+    roster_max_units: str = roster_message("roster-max-units", "die Armee hat {count} Einheiten; höchstens {max} sind erlaubt")
+    roster_per_army_min: str = roster_message("roster-per-army-min", "die Armee braucht mindestens {min} '{unit}' (sie hat {count})")
+    roster_per_army_max: str = roster_message("roster-per-army-max", "die Armee darf höchstens {max} '{unit}' enthalten (sie hat {count})")
+    roster_per_unit: str = roster_message("roster-per-unit", "'{unit}' ist {count}-mal gewählt; eine je '{other}' erlaubt {allowed}")
+    roster_taken_in: str = roster_message("roster-taken-in", "'{unit}' ist {count}-mal gewählt; sie kommt in Gruppen zu {size}")
+    roster_share_min: str = roster_message(
+        "roster-share-min", "{category} kostet {points} {currency}, {percent}% der Armee; mindestens {share}% sind nötig"
     )
-    roster_unknown_module: str = label(
-        "roster_unknown_module",
-        "Message of the roster problem `roster-unknown-module`, from `cadence roster` and the army builder.",
-        "die Armeeliste ist für '{name}', diese Daten sind für '{module}'",
+    roster_share_max: str = roster_message(
+        "roster-share-max", "{category} kostet {points} {currency}, {percent}% der Armee; höchstens {share}% sind erlaubt"
     )
-    roster_unknown_list: str = label(
-        "roster_unknown_list",
-        "Message of the roster problem `roster-unknown-list`, from `cadence roster` and the army builder.",
-        "'{name}' ist keine Liste von {module}",
+    roster_category_min: str = roster_message(
+        "roster-category-min", "die Armee hat {count} Einheiten {category}; sie braucht mindestens {min}"
     )
-    roster_dropped: str = label(
-        "roster_dropped",
-        "Message of the roster problem `roster-dropped`, from `cadence roster` and the army builder.",
-        "{what} '{name}' entfernt: {owner} hat kein solches {what}",
+    roster_category_max: str = roster_message(
+        "roster-category-max", "die Armee hat {count} Einheiten {category}; höchstens {max} sind erlaubt"
     )
-    roster_total: str = label(
-        "roster_total",
-        "Message of the roster problem `roster-total`, from `cadence roster` and the army builder.",
-        "die Armee kostet {total} {currency}, mehr als die erlaubten {limit} {currency}",
+    roster_category_size: str = roster_message("roster-category-size", "Einheiten {category} gibt es erst in Spielen ab {min} {currency}")
+    roster_models_min: str = roster_message("roster-models-min", "'{unit}' hat {count} Modelle; sie braucht mindestens {min}")
+    roster_models_max: str = roster_message("roster-models-max", "'{unit}' hat {count} Modelle; höchstens {max} sind erlaubt")
+    roster_model_limit: str = roster_message("roster-model-limit", "'{unit}' hat {count} '{model}'; höchstens {max} sind erlaubt")
+    roster_model_limit_min: str = roster_message("roster-model-limit-min", "'{unit}' hat {count} '{model}'; mindestens {min} sind nötig")
+    roster_weapon: str = roster_message("roster-weapon", "'{model}' in '{unit}' darf '{weapon}' nicht nehmen")
+    roster_weapon_count_min: str = roster_message(
+        "roster-weapon-count-min", "'{model}' in '{unit}' nimmt {count} Waffen; mindestens {min} sind nötig"
     )
-    roster_budget: str = label(
-        "roster_budget",
-        "Message of the roster problem `roster-budget`, from `cadence roster` and the army builder.",
-        "die Armee kostet {total} {currency}, mehr als das Budget von {limit} {currency}",
+    roster_weapon_count_max: str = roster_message(
+        "roster-weapon-count-max", "'{model}' in '{unit}' nimmt {count} Waffen; höchstens {max} sind erlaubt"
     )
-    roster_max_units: str = label(
-        "roster_max_units",
-        "Message of the roster problem `roster-max-units`, from `cadence roster` and the army builder.",
-        "die Armee hat {count} Einheiten; höchstens {max} sind erlaubt",
+    roster_same_weapons: str = roster_message("roster-same-weapons", "alle Modelle in '{unit}' müssen dieselben Waffen tragen")
+    roster_upgrade: str = roster_message("roster-upgrade", "'{model}' in '{unit}' darf '{upgrade}' nicht nehmen")
+    roster_upgrade_count_min: str = roster_message(
+        "roster-upgrade-count-min", "'{model}' in '{unit}' nimmt {count} Aufwertungen; mindestens {min} sind nötig"
     )
-    roster_per_army_min: str = label(
-        "roster_per_army_min",
-        "Message of the roster problem `roster-per-army-min`, from `cadence roster` and the army builder.",
-        "die Armee braucht mindestens {min} '{unit}' (sie hat {count})",
+    roster_upgrade_count_max: str = roster_message(
+        "roster-upgrade-count-max", "'{model}' in '{unit}' nimmt {count} Aufwertungen; höchstens {max} sind erlaubt"
     )
-    roster_per_army_max: str = label(
-        "roster_per_army_max",
-        "Message of the roster problem `roster-per-army-max`, from `cadence roster` and the army builder.",
-        "die Armee darf höchstens {max} '{unit}' enthalten (sie hat {count})",
-    )
-    roster_per_unit: str = label(
-        "roster_per_unit",
-        "Message of the roster problem `roster-per-unit`, from `cadence roster` and the army builder.",
-        "'{unit}' ist {count}-mal gewählt; eine je '{other}' erlaubt {allowed}",
-    )
-    roster_taken_in: str = label(
-        "roster_taken_in",
-        "Message of the roster problem `roster-taken-in`, from `cadence roster` and the army builder.",
-        "'{unit}' ist {count}-mal gewählt; sie kommt in Gruppen zu {size}",
-    )
-    roster_share_min: str = label(
-        "roster_share_min",
-        "Message of the roster problem `roster-share-min`, from `cadence roster` and the army builder.",
-        "{category} kostet {points} {currency}, {percent}% der Armee; mindestens {share}% sind nötig",
-    )
-    roster_share_max: str = label(
-        "roster_share_max",
-        "Message of the roster problem `roster-share-max`, from `cadence roster` and the army builder.",
-        "{category} kostet {points} {currency}, {percent}% der Armee; höchstens {share}% sind erlaubt",
-    )
-    roster_category_min: str = label(
-        "roster_category_min",
-        "Message of the roster problem `roster-category-min`, from `cadence roster` and the army builder.",
-        "die Armee hat {count} Einheiten {category}; sie braucht mindestens {min}",
-    )
-    roster_category_max: str = label(
-        "roster_category_max",
-        "Message of the roster problem `roster-category-max`, from `cadence roster` and the army builder.",
-        "die Armee hat {count} Einheiten {category}; höchstens {max} sind erlaubt",
-    )
-    roster_category_size: str = label(
-        "roster_category_size",
-        "Message of the roster problem `roster-category-size`, from `cadence roster` and the army builder.",
-        "Einheiten {category} gibt es erst in Spielen ab {min} {currency}",
-    )
-    roster_models_min: str = label(
-        "roster_models_min",
-        "Message of the roster problem `roster-models-min`, from `cadence roster` and the army builder.",
-        "'{unit}' hat {count} Modelle; sie braucht mindestens {min}",
-    )
-    roster_models_max: str = label(
-        "roster_models_max",
-        "Message of the roster problem `roster-models-max`, from `cadence roster` and the army builder.",
-        "'{unit}' hat {count} Modelle; höchstens {max} sind erlaubt",
-    )
-    roster_model_limit: str = label(
-        "roster_model_limit",
-        "Message of the roster problem `roster-model-limit`, from `cadence roster` and the army builder.",
-        "'{unit}' hat {count} '{model}'; höchstens {max} sind erlaubt",
-    )
-    roster_model_limit_min: str = label(
-        "roster_model_limit_min",
-        "Message of the roster problem `roster-model-limit-min`, from `cadence roster` and the army builder.",
-        "'{unit}' hat {count} '{model}'; mindestens {min} sind nötig",
-    )
-    roster_weapon: str = label(
-        "roster_weapon",
-        "Message of the roster problem `roster-weapon`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' darf '{weapon}' nicht nehmen",
-    )
-    roster_weapon_count_min: str = label(
-        "roster_weapon_count_min",
-        "Message of the roster problem `roster-weapon-count-min`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' nimmt {count} Waffen; mindestens {min} sind nötig",
-    )
-    roster_weapon_count_max: str = label(
-        "roster_weapon_count_max",
-        "Message of the roster problem `roster-weapon-count-max`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' nimmt {count} Waffen; höchstens {max} sind erlaubt",
-    )
-    roster_same_weapons: str = label(
-        "roster_same_weapons",
-        "Message of the roster problem `roster-same-weapons`, from `cadence roster` and the army builder.",
-        "alle Modelle in '{unit}' müssen dieselben Waffen tragen",
-    )
-    roster_upgrade: str = label(
-        "roster_upgrade",
-        "Message of the roster problem `roster-upgrade`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' darf '{upgrade}' nicht nehmen",
-    )
-    roster_upgrade_count_min: str = label(
-        "roster_upgrade_count_min",
-        "Message of the roster problem `roster-upgrade-count-min`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' nimmt {count} Aufwertungen; mindestens {min} sind nötig",
-    )
-    roster_upgrade_count_max: str = label(
-        "roster_upgrade_count_max",
-        "Message of the roster problem `roster-upgrade-count-max`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' nimmt {count} Aufwertungen; höchstens {max} sind erlaubt",
-    )
-    roster_spending_cap: str = label(
-        "roster_spending_cap",
-        "Message of the roster problem `roster-spending-cap`, from `cadence roster` and the army builder.",
+    roster_spending_cap: str = roster_message(
+        "roster-spending-cap",
         "'{model}' in '{unit}' gibt {spent} {currency} für Waffen und Aufwertungen aus, mehr als die Grenze von {cap}",
     )
-    roster_item_budget: str = label(
-        "roster_item_budget",
-        "Message of the roster problem `roster-item-budget`, from `cadence roster` and the army builder.",
-        "die Armee gibt {over} {currency} über {each} {currency} je Einheit aus, mehr als die gemeinsamen {pool}",
+    roster_item_budget: str = roster_message(
+        "roster-item-budget", "die Armee gibt {over} {currency} über {each} {currency} je Einheit aus, mehr als die gemeinsamen {pool}"
     )
-    roster_option_min: str = label(
-        "roster_option_min",
-        "Message of the roster problem `roster-option-min`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' nimmt {count} Waffen aus '{option}'; mindestens {min} sind nötig",
+    roster_option_min: str = roster_message(
+        "roster-option-min", "'{model}' in '{unit}' nimmt {count} Waffen aus '{option}'; mindestens {min} sind nötig"
     )
-    roster_option_max: str = label(
-        "roster_option_max",
-        "Message of the roster problem `roster-option-max`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' nimmt {count} Waffen aus '{option}'; höchstens {max} sind erlaubt",
+    roster_option_max: str = roster_message(
+        "roster-option-max", "'{model}' in '{unit}' nimmt {count} Waffen aus '{option}'; höchstens {max} sind erlaubt"
     )
-    roster_option_models: str = label(
-        "roster_option_models",
-        "Message of the roster problem `roster-option-models`, from `cadence roster` and the army builder.",
-        "in '{unit}' nehmen {count} Modelle Waffen aus '{option}'; höchstens {max} dürfen es",
+    roster_option_models: str = roster_message(
+        "roster-option-models", "in '{unit}' nehmen {count} Modelle Waffen aus '{option}'; höchstens {max} dürfen es"
     )
-    roster_swap_gives_up: str = label(
-        "roster_swap_gives_up",
-        "Message of the roster problem `roster-swap-gives-up`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' darf '{weapon}' nur statt '{replaced}' nehmen, das es nicht trägt",
+    roster_swap_gives_up: str = roster_message(
+        "roster-swap-gives-up", "'{model}' in '{unit}' darf '{weapon}' nur statt '{replaced}' nehmen, das es nicht trägt"
     )
-    roster_swap_once: str = label(
-        "roster_swap_once",
-        "Message of the roster problem `roster-swap-once`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' tauscht '{replaced}' ein zweites Mal gegen '{weapon}'; ein Modell tauscht es nur einmal",
+    roster_swap_once: str = roster_message(
+        "roster-swap-once", "'{model}' in '{unit}' tauscht '{replaced}' ein zweites Mal gegen '{weapon}'; ein Modell tauscht es nur einmal"
     )
-    roster_swap_models: str = label(
-        "roster_swap_models",
-        "Message of the roster problem `roster-swap-models`, from `cadence roster` and the army builder.",
-        "in '{unit}' tauschen {count} Modelle '{replaced}'; höchstens {max} dürfen es",
+    roster_swap_models: str = roster_message(
+        "roster-swap-models", "in '{unit}' tauschen {count} Modelle '{replaced}'; höchstens {max} dürfen es"
     )
-    roster_swap_all: str = label(
-        "roster_swap_all",
-        "Message of the roster problem `roster-swap-all`, from `cadence roster` and the army builder.",
-        "in '{unit}' tauschen {count} von {models} Modellen '{replaced}'; alle oder keines müssen es",
+    roster_swap_all: str = roster_message(
+        "roster-swap-all", "in '{unit}' tauschen {count} von {models} Modellen '{replaced}'; alle oder keines müssen es"
     )
-    roster_upgrade_per_model: str = label(
-        "roster_upgrade_per_model",
-        "Message of the roster problem `roster-upgrade-per-model`, from `cadence roster` and the army builder.",
-        "'{model}' in '{unit}' nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}",
+    roster_upgrade_per_model: str = roster_message(
+        "roster-upgrade-per-model", "'{model}' in '{unit}' nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}"
     )
-    roster_upgrade_per_army: str = label(
-        "roster_upgrade_per_army",
-        "Message of the roster problem `roster-upgrade-per-army`, from `cadence roster` and the army builder.",
-        "die Armee nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}",
+    roster_upgrade_per_army: str = roster_message(
+        "roster-upgrade-per-army", "die Armee nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}"
     )
-    roster_reinforcements: str = label(
-        "roster_reinforcements",
-        "Message of the roster problem `roster-reinforcements`, from `cadence roster` and the army builder.",
-        "die {name} kosten {total} {currency}, mehr als die erlaubten {limit} {currency}",
+    roster_reinforcements: str = roster_message(
+        "roster-reinforcements", "die {name} kosten {total} {currency}, mehr als die erlaubten {limit} {currency}"
     )
-    roster_total_without_reinforcements: str = label(
-        "roster_total_without_reinforcements",
-        "Message of the roster problem `roster-total-without-reinforcements`, from `cadence roster` and the army builder.",
+    roster_total_without_reinforcements: str = roster_message(
+        "roster-total-without-reinforcements",
         "die Armee ohne ihre {name} kostet {total} {currency}, mehr als die erlaubten {limit} {currency}",
     )
-    roster_no_reinforcements: str = label(
-        "roster_no_reinforcements",
-        "Message of the roster problem `roster-no-reinforcements`, from `cadence roster` and the army builder.",
-        "'{unit}' wird als Verstärkung zurückgehalten, aber {module} hat keine",
+    roster_no_reinforcements: str = roster_message(
+        "roster-no-reinforcements", "'{unit}' wird als Verstärkung zurückgehalten, aber {module} hat keine"
     )
-    roster_link: str = label(
-        "roster_link",
-        "Message of the roster problem `roster-link`, from `cadence roster` and the army builder.",
-        "die Armeeliste in diesem Link war nicht lesbar; nichts wurde daraus geladen",
-    )
+    roster_link: str = roster_message("roster-link", "die Armeeliste in diesem Link war nicht lesbar; nichts wurde daraus geladen")
 
     def say(self, key: str, **values: str) -> str:
         """A label with its values put in, as plain text (the renderer escapes; this is for titles)."""
