@@ -204,7 +204,7 @@ def check_label_placeholders(project: Project) -> list[Problem]:
         if f.name == "loc":
             continue
         text = getattr(labels, f.name)
-        given = [f"{{{name}}}" for name in PLACEHOLDER.findall(DEFAULT_LABELS[f.name])]
+        given = list(dict.fromkeys(f"{{{name}}}" for name in PLACEHOLDER.findall(DEFAULT_LABELS[f.name])))  # each once
         for found in PLACEHOLDER.finditer(text):
             if found[0] not in given:
                 problems.append(
