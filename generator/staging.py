@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from .incremental import PageCache, read_digests
 from .loader import collector_paused
 from .pages import Generated, Loaded, generate, load_project, navigation
 from .problems import Location, Problem, error
@@ -329,27 +330,37 @@ def engine_config(
     return staged
 
 
-def load_and_generate(root: Path, options: Options, content_dir: str) -> tuple[Loaded, Generated]:
-    """Load, check and render a project; raises `StagingError` on any error in its data or content."""
+def load_and_generate(root: Path, options: Options, content_dir: str, cache: PageCache | None = None) -> tuple[Loaded, Generated]:
+    """Load, check and render a project; raises `StagingError` on any error in its data or content.
+
+    With a `cache` (while serving) pages whose inputs are unchanged since the last staging are reused;
+    it keeps this staging's pages only if the files read the same after loading as before.
+    """
     outside = options.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+    templates = root / options.templates_dir
+    watched = [templates, Path(str(resources.files("generator").joinpath("templates")))]
+    if cache is not None:
+        cache.begin(read_digests(root, options.data_dir, watched), options.data_dir)
     with collector_paused():  # rendering too allocates only what lives on until the site is written
         loaded = load_project(root, options.data_dir, content_dir, allow_outside_links=outside)
         if loaded.errors or loaded.project is None:
             raise StagingError(loaded.problems, loaded)
-        templates = root / options.templates_dir
-        generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved)
+        generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved, cache)
+    if cache is not None:
+        cache.end(read_digests(root, options.data_dir, watched))
     return loaded, generated
 
 
-def stage(root: Path, target: Path, site_dir: Path) -> Staged:
+def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = None) -> Staged:
     """Write the whole site into `target/docs` and its engine config to `target/mkdocs.yml`.
 
-    Warnings in the data are returned on `Staged.loaded`; errors raise `StagingError`.
+    Warnings in the data are returned on `Staged.loaded`; errors raise `StagingError`. `cache` keeps
+    rendered pages for the next staging (`cadence serve`).
     """
     config = read_config(root)
     options = read_options(config)
     content_dir = str(config.get("docs_dir", "docs"))
-    loaded, generated = load_and_generate(root, options, content_dir)
+    loaded, generated = load_and_generate(root, options, content_dir, cache)
     assert loaded.project is not None
     files: dict[str, bytes] = {path: text.encode("utf-8") for path, text in site_pages(loaded, generated, options, content_dir).items()}
     assets = asset_files()
