@@ -46,6 +46,15 @@ synth: Any = None  # bench/synth.py, imported in main() once the generator to me
 
 PY = sys.executable
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0"}
+#: The generator's cache folder for every measured command (`XDG_CACHE_HOME`), emptied before each one, so
+#: every build is measured as the first on a fresh machine; a serve session fills it as it goes.
+CACHE_HOME: Path | None = None
+
+
+def empty_cache() -> None:
+    if CACHE_HOME is not None:
+        shutil.rmtree(CACHE_HOME, ignore_errors=True)
+        CACHE_HOME.mkdir(parents=True)
 BUILD_TIMEOUT_S = 3600
 
 # Variants of mkdocs.yml the experiments build (a copy next to the project's own mkdocs.yml), each one
@@ -141,6 +150,7 @@ def run_child(command: list[str], cwd: Path, log_file: Path, timeout: float = BU
     """
     report = log_file.with_suffix(".rusage.json")
     report.unlink(missing_ok=True)
+    empty_cache()
     QUIET.wait()
     with open(log_file, "wb") as err:
         busy0 = _cpu_busy()
@@ -335,6 +345,21 @@ class ServerLog:
                 self.cond.wait(remaining)
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user+sys) so far of a process and all its descendants, from /proc."""
+    total, todo, tick = 0.0, [pid], os.sysconf("SC_CLK_TCK")
+    while todo:
+        current = todo.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def measure_edits(
     command: list[str], project: Path, port: int, edits: list[Edit], runs: int, log_file: Path, marks: dict[str, str], timeout: float = 120
 ) -> dict[str, Any]:
@@ -344,6 +369,7 @@ def measure_edits(
     the rebuild time the server reports). Every file is restored and the server stopped in every case.
     """
     originals = {e.rel: (project / e.rel).read_text(encoding="utf-8") for e in edits}
+    empty_cache()
     for e in edits:
         if e.find not in originals[e.rel]:
             raise RuntimeError(f"{e.rel} has no '{e.find.strip()}' to change")
@@ -361,10 +387,15 @@ def measure_edits(
                 time.sleep(1.5)  # let the watcher settle between edits
                 QUIET.wait()
                 index = server.mark()
+                busy0, tree0 = _cpu_busy(), _tree_cpu(process.pid)
                 t_edit = time.perf_counter()
                 (project / e.rel).write_text(originals[e.rel].replace(e.find, e.replace.format(n=n), 1), encoding="utf-8")
                 served = poll_page(f"http://127.0.0.1:{port}/{e.page}", e.expect.format(n=n), timeout)
-                row: dict[str, Any] = {"edit": e.name, "n": n, "served_s": served}
+                wall = time.perf_counter() - t_edit
+                tree = _tree_cpu(process.pid) - tree0
+                # the server's own CPU from the write until served (re-staging and engine), and what others used meanwhile
+                row: dict[str, Any] = {"edit": e.name, "n": n, "served_s": served, "server_cpu_s": tree}
+                row["other_cores"] = max(0.0, _cpu_busy() - busy0 - tree) / wall if wall > 0 else 0.0
                 for name, pattern in marks.items():
                     seen = server.wait_for(pattern, index, 0 if served is None else 5)
                     row[f"{name}_s"] = seen[0] - t_edit if seen else None
@@ -902,16 +933,19 @@ def write_results(data: dict[str, Any], out: Path) -> None:
         add(f"Start-up to first page served: {zs['startup_s']:.1f} s. Edits: {RULE_TEXT_EDIT.name} (`{RULE_TEXT_EDIT.page}` polled; the")
         add(f"navigation does not change) and {TITLE_EDIT.name} (`{TITLE_EDIT.page}`; every page's navigation and so the staged")
         add("engine config change). *re-staging* is what `cadence serve` reports for its staging; *engine* is the rest, until")
-        add("the page is served. All wall-clock seconds from the write.")
+        add("the page is served. All wall-clock seconds from the write. *server CPU*: CPU seconds of `cadence serve` and")
+        add("its engine from the write until served; *other load*: CPUs other processes kept busy meanwhile.")
         add("")
-        add("| edit | run | new page served | re-staging (reported) | engine |")
-        add("| --- | ---: | ---: | ---: | ---: |")
+        add("| edit | run | new page served | re-staging (reported) | engine | server CPU | other load |")
+        add("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in zs["rebuilds"]:
             served, staged = r.get("served_s"), r.get("restaged_reported_s")
             engine = f"{served - r['restaged_s']:.2f} s" if served is not None and r.get("restaged_s") is not None else "–"
+            cpu, other = r.get("server_cpu_s"), r.get("other_cores")
             add(
                 f"| {r['edit']} | {r['n']} | {f'{served:.2f} s' if served is not None else 'not within 120 s'} | "
-                f"{f'{staged:.2f} s' if staged is not None else '–'} | {engine} |"
+                f"{f'{staged:.2f} s' if staged is not None else '–'} | {engine} | "
+                f"{f'{cpu:.2f} s' if cpu is not None else '–'} | {f'{other:.2f}' if other is not None else '–'} |"
             )
         add("")
     add("## Per-page cost (milliseconds per page)")
@@ -1173,6 +1207,9 @@ def main() -> int:
     work: Path = args.work.resolve()
     out: Path = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)
+    global CACHE_HOME
+    CACHE_HOME = work / "cache-home"
+    ENV["XDG_CACHE_HOME"] = str(CACHE_HOME)
     out.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {
         "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
