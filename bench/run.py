@@ -46,15 +46,8 @@ synth: Any = None  # bench/synth.py, imported in main() once the generator to me
 
 PY = sys.executable
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0"}
-#: The generator's cache folder for every measured command (`XDG_CACHE_HOME`), emptied before each one, so
-#: every build is measured as the first on a fresh machine; a serve session fills it as it goes.
-CACHE_HOME: Path | None = None
 
 
-def empty_cache() -> None:
-    if CACHE_HOME is not None:
-        shutil.rmtree(CACHE_HOME, ignore_errors=True)
-        CACHE_HOME.mkdir(parents=True)
 BUILD_TIMEOUT_S = 3600
 
 # Variants of mkdocs.yml the experiments build (a copy next to the project's own mkdocs.yml), each one
@@ -150,7 +143,6 @@ def run_child(command: list[str], cwd: Path, log_file: Path, timeout: float = BU
     """
     report = log_file.with_suffix(".rusage.json")
     report.unlink(missing_ok=True)
-    empty_cache()
     QUIET.wait()
     with open(log_file, "wb") as err:
         busy0 = _cpu_busy()
@@ -299,11 +291,12 @@ def served_body(url: str) -> str:
         return ""
 
 
-def poll_page(url: str, text: str, timeout: float) -> float | None:
-    """Seconds until the served `url` contains `text`, or None after `timeout`."""
+def poll_page(url: str, text: str, timeout: float, gone: bool = False) -> float | None:
+    """Seconds until the served `url` contains `text` (with `gone`: no longer does), or None after `timeout`."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
-        if text in served_body(url):
+        body = served_body(url)
+        if (text not in body and "</html>" in body) if gone else (text in body):
             return time.perf_counter() - t0
         time.sleep(0.05)
     return None
@@ -369,7 +362,6 @@ def measure_edits(
     the rebuild time the server reports). Every file is restored and the server stopped in every case.
     """
     originals = {e.rel: (project / e.rel).read_text(encoding="utf-8") for e in edits}
-    empty_cache()
     for e in edits:
         if e.find not in originals[e.rel]:
             raise RuntimeError(f"{e.rel} has no '{e.find.strip()}' to change")
@@ -405,6 +397,8 @@ def measure_edits(
                 if served is None:
                     break
             (project / e.rel).write_text(originals[e.rel], encoding="utf-8")
+            # the next edit starts once the restored page is served: its rebuild must not overlap the next one's
+            poll_page(f"http://127.0.0.1:{port}/{e.page}", e.expect.format(n=n), timeout, gone=True)
     finally:
         for rel, text in originals.items():
             (project / rel).write_text(text, encoding="utf-8")
@@ -1207,9 +1201,6 @@ def main() -> int:
     work: Path = args.work.resolve()
     out: Path = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    global CACHE_HOME
-    CACHE_HOME = work / "cache-home"
-    ENV["XDG_CACHE_HOME"] = str(CACHE_HOME)
     out.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {
         "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),

@@ -276,18 +276,24 @@ def write_tree(docs: Path, files: dict[str, bytes]) -> tuple[list[str], list[str
     made: set[str] = set()
     for relative, data in files.items():
         target = _inside_resolved(base, relative)
-        if _unchanged(target, data):
-            continue
         folder = os.path.dirname(target)
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
-        temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, target)
-        written.append(relative)
+        if _replace(target, data):
+            written.append(relative)
     return written, _remove_others(base, files)
+
+
+def _replace(target: str, data: bytes) -> bool:
+    """Write `data` to `target` unless it already holds it, atomically (beside, then renamed); True if written."""
+    if _unchanged(target, data):
+        return False
+    temporary = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+    os.replace(temporary, target)
+    return True
 
 
 def _remove_others(base: str, files: dict[str, bytes]) -> list[str]:
@@ -396,16 +402,16 @@ def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = No
         files.setdefault(path, data)  # a project's own file at the same path replaces ours
     files.update(generated_files(generated, files, content_dir))
     docs = target / "docs"
-    stage_theme(root, config, target / THEME_DIR)
-    written, removed = write_tree(docs, files)
     nav = navigation(loaded.project, loaded.content, generated.site_map.titles) if options.nav else None
     staged_config = engine_config(config, root, target.resolve(), docs.resolve(), site_dir.resolve(), nav, sorted(assets))
     staged_config["theme"] = {**(staged_config.get("theme") or {}), "custom_dir": THEME_DIR}
-    config_file = target / CONFIG_NAME
-    text = dump_config(staged_config)
-    if not config_file.is_file() or config_file.read_text(encoding="utf-8") != text:
-        config_file.write_text(text, encoding="utf-8")
-    return Staged(config_file, docs, written, removed, loaded, generated)
+    # The config first: a serving engine that sees it change reloads and rebuilds every page once, with the
+    # pages written just after; pages first, it would rebuild them under the old navigation, then all again.
+    target.mkdir(parents=True, exist_ok=True)
+    _replace(str(target / CONFIG_NAME), dump_config(staged_config).encode("utf-8"))
+    stage_theme(root, config, target / THEME_DIR)
+    written, removed = write_tree(docs, files)
+    return Staged(target / CONFIG_NAME, docs, written, removed, loaded, generated)
 
 
 def generated_files(generated: Generated, files: dict[str, bytes], content_dir: str) -> dict[str, bytes]:
