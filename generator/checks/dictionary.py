@@ -21,6 +21,8 @@ import zlib
 from importlib.util import find_spec
 from pathlib import Path
 
+from ..cache import cache_dir
+
 #: The file's layout, named in the cache file's name so that an older layout is never misread:
 #: MAGIC, the slot count (a power of two), one u32 per slot (0: empty, else the offset of a word in
 #: the file), then the words, each followed by a newline. Numbers are in the machine's byte order,
@@ -91,12 +93,6 @@ def _read_source(path: Path) -> set[str]:
     if "\\" in text:
         return set(json.loads(text))
     return set(_JSON_KEY.findall(text))
-
-
-def cache_dir() -> Path:
-    """Where the word file is cached: `$XDG_CACHE_HOME/cadence-rules`, else `~/.cache/cadence-rules`."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cadence-rules"
 
 
 def _cache_name(source: Path) -> str:
