@@ -1,8 +1,10 @@
 """A persistent cache of work that depends only on file contents, in the user's cache folder.
 
-Two kinds of entry, both keyed by content, never by time stamps: a data file's located values (the
-loader's parse, keyed by the file's bytes and path), and a whole `cadence check` result (keyed by
-every file the check reads, the options and the project folder). Every key also holds `generator_hash`,
+Three kinds of entry, all keyed by content, never by time stamps: a data file's built record
+(`stored.py`, keyed by the file's bytes and path; what `load_project` reads, so `check`, `build` and
+`serve` share it), a data file's located values (`loader.load_file`, for the commands that read
+data without building records), and a whole `cadence check` result (keyed by every file the check
+reads, the options and the project folder). Every key also holds `generator_hash`,
 a hash of the generator's own source and of the libraries whose behaviour the result depends on, so
 an upgraded or edited generator never reads an older answer.
 

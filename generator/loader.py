@@ -640,12 +640,9 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[Document]:
-    """Each `.yaml`/`.yml` file under the data folder in turn, in a stable order; problems go to `problems`.
-
-    A caller that builds each document as it comes holds one file's raw values at a time, not the
-    whole project's (at 10x the shipped data those are some 25 MiB).
-    """
+def data_files(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[tuple[Path, str]]:
+    """Each `.yaml`/`.yml` file under the data folder and its path in the project, in a stable order
+    (the `schema` folder's are the editors' schema, not data); problems go to `problems`."""
     base = root / data_dir
     if not base.is_dir():
         problems.append(error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist"))
@@ -653,9 +650,17 @@ def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_
     paths, found = project_files(root, data_dir, (".yaml", ".yml"), allow_outside_links=allow_outside_links)
     problems.extend(found)
     for path in paths:
-        rel = path.relative_to(root).as_posix()
-        if "schema" in path.relative_to(base).parts[:1]:
-            continue
+        if "schema" not in path.relative_to(base).parts[:1]:
+            yield path, path.relative_to(root).as_posix()
+
+
+def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[Document]:
+    """Each data file in turn (see `data_files`), loaded; problems go to `problems`.
+
+    A caller that builds each document as it comes holds one file's raw values at a time, not the
+    whole project's (at 10x the shipped data those are some 25 MiB).
+    """
+    for path, rel in data_files(root, data_dir, problems, allow_outside_links=allow_outside_links):
         document, found = load_file(path, rel)
         problems.extend(found)
         if document is not None:

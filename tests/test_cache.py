@@ -6,6 +6,7 @@ own folder, so what one run leaves is exactly what the next one finds.
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
 import subprocess
@@ -15,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from generator import cache, loader
+from generator import cache, loader, stored
 from generator.loader import LocFloat, LocInt, LocStr, YList, YMap, parse_yaml
+from generator.model import Record
 from generator.pages import load_project
+from generator.schema import build_document
 
 from .conftest import MINI, REPO, copy_project
 
@@ -42,7 +45,7 @@ def test_an_unchanged_project_is_answered_from_the_cache_with_the_same_lines(pro
     home = tmp_path / "cache"
     (project / "data" / "words.txt").write_text("")  # a few spelling warnings, so there are lines to repeat
     first = check(project, home, "--format", "github")
-    assert entries(home, "parsed") and len(entries(home, "check")) == 1
+    assert entries(home, "built") and len(entries(home, "check")) == 1
     stored = entries(home, "check")[0].stat().st_mtime_ns
     second = check(project, home, "--format", "github")
     assert "::warning" in first.stdout
@@ -99,7 +102,7 @@ def test_a_damaged_cache_is_ignored_and_written_again(project: Path, tmp_path: P
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     (project / "data" / "words.txt").write_text("")
     first = check(project, home)
-    damaged = entries(home, "parsed") + entries(home, "check")
+    damaged = entries(home, "built") + entries(home, "check")
     _damage(damaged, how)
     second = check(project, home)
     assert (second.returncode, second.stdout, second.stderr) == (first.returncode, first.stdout, first.stderr)
@@ -112,7 +115,7 @@ def test_a_damaged_cache_is_ignored_and_written_again(project: Path, tmp_path: P
 def test_a_damaged_entry_never_hides_a_new_problem(project: Path, tmp_path: Path) -> None:
     home = tmp_path / "cache"
     assert check(project, home).returncode == 0
-    _damage(entries(home, "parsed") + entries(home, "check"), "flipped")
+    _damage(entries(home, "built") + entries(home, "check"), "flipped")
     (project / "data" / "system.yaml").write_text((project / "data" / "system.yaml").read_text() + "unknown_key: 1\n")
     assert check(project, home).returncode == 1
 
@@ -121,7 +124,7 @@ def test_no_cache_reads_and_writes_nothing(project: Path, tmp_path: Path) -> Non
     home = tmp_path / "cache"
     result = check(project, home, "--no-cache")
     assert result.returncode == 0, result.stdout
-    assert not (home / "cadence-rules" / "parsed").exists() and not (home / "cadence-rules" / "check").exists()
+    assert not (home / "cadence-rules" / "built").exists() and not (home / "cadence-rules" / "check").exists()
 
 
 def test_a_link_out_of_the_project_turns_the_check_memo_off(project: Path, tmp_path: Path) -> None:
@@ -210,3 +213,55 @@ def test_every_file_the_check_reads_is_in_the_project_digest(project: Path, tmp_
         assert cache.project_digest(project, "data", "content") != before, path
         Path(path).write_bytes(original)
     assert cache.project_digest(project, "data", "content") == before
+
+
+def _same_record(a: Any, b: Any, where: str = "") -> None:
+    """Two built values alike in type, value and place all the way down, records field by field."""
+    assert type(a) is type(b), where
+    if isinstance(a, Record):
+        assert a.loc == b.loc, where
+        for f in dataclasses.fields(a):
+            _same_record(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), where
+        for (key, value), (other_key, other) in zip(a.items(), b.items(), strict=True):
+            _same_record(key, other_key, where)
+            _same_record(value, other, f"{where}.{key}")
+        if isinstance(a, YMap):
+            assert a.loc == b.loc and a.key_locs == b.key_locs, where
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        if isinstance(a, YList):
+            assert a.loc == b.loc, where
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same_record(x, y, f"{where}[{index}]")
+    else:
+        _same(a, b)
+
+
+@pytest.mark.parametrize("folder", ["data", "examples/wasteland-tactics/data", "tests/fixtures/mini/data"])
+def test_a_stored_record_reads_back_as_built(folder: str) -> None:
+    """Every shipped data file's record, through the cache's encoding and back: the same records, values and places."""
+    files = sorted((REPO / folder).rglob("*.yaml"))
+    assert files
+    for path in files:
+        rel = path.relative_to(REPO).as_posix()
+        body, read = parse_yaml(path.read_text(encoding="utf-8"), rel)
+        assert body is not None
+        built = (rel, *build_document(body, rel))
+        assert built[2] is not None
+        read_back, again = stored.decode_built(marshal.loads(marshal.dumps(stored.encode_built(read, built))))
+        _same_record(built, again, rel)
+        assert read_back == read
+
+
+def test_a_stored_record_with_problems_reads_back_with_them(tmp_path: Path) -> None:
+    """A file whose record fails to build, and one with reading and building problems: the same problems."""
+    for text in ("module:\n  id: Bad Id\n  title: 3\n  colour: red\n", "system:\n  name: x\n  a: 1\n  a: 2\n  b: +2\n"):
+        body, read = parse_yaml(text, "data/x.yaml")
+        assert body is not None
+        built = ("data/x.yaml", *build_document(body, "data/x.yaml"))
+        assert built[3] or read
+        read_back, again = stored.decode_built(marshal.loads(marshal.dumps(stored.encode_built(read, built))))
+        _same_record(built, again)
+        assert read_back == read and [p.data_path for p in again[3]] == [p.data_path for p in built[3]]
