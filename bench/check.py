@@ -9,16 +9,18 @@ wall time far more than the CPU time a command itself uses. The best and the med
 the best is the least disturbed by other processes. The larger sizes are `bench/synth.py`'s copies
 of the shipped project, written once under `--work`.
 
-Three cache states, in a cache folder of the bench's own (`XDG_CACHE_HOME` under `--work`):
-*cold* empties the cache of parsed files and of check results before each run (the first check of a
-project, writing both); *parsed* keeps the parsed files but not the result (a check after editing
-files: the files are not parsed again, everything else is done); *warm* keeps both (an unchanged
+Four cache states, in a cache folder of the bench's own (`XDG_CACHE_HOME` under `--work`): *no cache*
+is `CADENCE_NO_CACHE=1` (neither read nor written);
+*cold* empties the cache of built records and of check results before each run (the first check of
+a project, writing both); *records* keeps the data files' built records but not the result (a check
+after editing a content page: no data file is parsed or built again, everything else is done; an
+edited data file adds the parsing and building of that one file); *warm* keeps both (an unchanged
 project). The spelling dictionary's word file is written once and kept in every state.
 
 Two bytecode states: *off* is this environment's (`PYTHONDONTWRITEBYTECODE=1`, so the generator's
 modules are compiled from source at each start; the libraries' are installed compiled); *on* is a
 normal install's: bytecode written on the first run (to a folder under `--work`) and read after.
-`load_project` alone (after imports, in a fresh process) is also timed with the parse cache empty
+`load_project` alone (after imports, in a fresh process) is also timed with the record cache empty
 and warm.
 """
 
@@ -84,7 +86,7 @@ def one_run(root: Path, env: dict[str, str], command: list[str] | None = None) -
 
 
 #: The states of the cache before each run, and what is emptied to get there.
-STATES = {"cold": ("parsed", "check"), "parsed": ("check",), "warm": ()}
+STATES: dict[str, tuple[str, ...]] = {"no cache": (), "cold": ("built", "parsed", "check"), "records": ("check",), "warm": ()}
 
 _LOAD = """
 import sys, time
@@ -134,14 +136,14 @@ def main() -> int:
                 runs = []
                 for _ in range(args.runs):
                     empty(args.work, *kinds)
-                    runs.append(one_run(root, env))
+                    runs.append(one_run(root, {**env, "CADENCE_NO_CACHE": "1"} if state == "no cache" else env))
                 print(row(f"{mode}, {size}x, {state}", runs))
-            empty(args.work, "parsed")
+            empty(args.work, "built", "parsed")
             cold = [load_project_cpu(root, env) for _ in range(max(1, args.runs // 2))]
             warm = [load_project_cpu(root, env) for _ in range(max(1, args.runs // 2))]
             loads.append(f"| {mode}, {size}x | {min(cold):.2f} | {min(warm):.2f} |")
     print("\n`load_project` alone, after imports (best of the runs), CPU s")
-    print("| bytecode, size | parse cache empty | parse cache warm |")
+    print("| bytecode, size | record cache empty | record cache warm |")
     print("| --- | --- | --- |")
     print("\n".join(loads))
     return 0

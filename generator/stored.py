@@ -65,7 +65,7 @@ def _number(value: LocInt | LocFloat) -> tuple[Any, ...]:
 
 
 def _yaml_map(value: YMap) -> tuple[Any, ...]:
-    items = tuple(part for name, item in value.items() for part in (name, encode(value.key_locs[name]), encode(item)))
+    items = tuple([part for name, item in value.items() for part in (name, encode(value.key_locs[name]), encode(item))])
     return (_MAP, encode(value.loc), items)
 
 
@@ -79,9 +79,9 @@ _ENCODERS: dict[type, Any] = {
     LocStr: _text,
     LocInt: _number,
     LocFloat: _number,
-    tuple: lambda value: (_TUPLE, tuple(encode(item) for item in value)),
-    YList: lambda value: (_LIST, encode(value.loc), tuple(encode(item) for item in value)),
-    dict: lambda value: (_DICT, tuple(encode(part) for pair in value.items() for part in pair)),
+    tuple: lambda value: (_TUPLE, tuple([encode(item) for item in value])),
+    YList: lambda value: (_LIST, encode(value.loc), tuple([encode(item) for item in value])),
+    dict: lambda value: (_DICT, tuple([encode(part) for pair in value.items() for part in pair])),
     YMap: _yaml_map,
     Location: lambda value: (_LOC, value.path, value.line, value.column),
 }
@@ -92,9 +92,19 @@ def encode(value: Any) -> Any:
     encoder = _ENCODERS.get(type(value))
     if encoder is not None:
         return encoder(value)
-    if isinstance(value, Record) and dataclasses.is_dataclass(value):
-        return (_RECORD, type(value).__name__, tuple(encode(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    if isinstance(value, Record):
+        names = _NAMES.get(type(value)) or _names(type(value))
+        return (_RECORD, type(value).__name__, tuple([encode(getattr(value, name)) for name in names]))
     raise TypeError(f"the cache does not store {type(value).__name__}")
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls: type[Record]) -> tuple[str, ...]:
+    """A record class's field names, in order (read once per class)."""
+    _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return _NAMES[cls]
 
 
 def _record(node: tuple[Any, ...]) -> Record:
