@@ -49,7 +49,12 @@ def enabled() -> bool:
 
 def cache_dir() -> Path:
     """`$XDG_CACHE_HOME/cadence-rules`, else `~/.cache/cadence-rules`: where the user's caches go."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError as exc:  # no HOME and no password entry: no cache, as for a read-only one
+            raise OSError(f"no folder for the cache: {exc}") from None
     return Path(base) / "cadence-rules"
 
 
@@ -112,7 +117,7 @@ def read(kind: str, entry: str) -> Any:
         return None
     try:
         data = _path(kind, entry).read_bytes()
-    except OSError:
+    except OSError:  # none yet, unreadable, or no cache folder at all
         return None
     body = data[len(MAGIC) + _DIGEST :]
     if data[: len(MAGIC)] != MAGIC or data[len(MAGIC) : len(MAGIC) + _DIGEST] != hashlib.blake2b(body, digest_size=_DIGEST).digest():
@@ -128,8 +133,8 @@ def write(kind: str, entry: str, value: Any) -> None:
     if not enabled():
         return
     body = marshal.dumps(value)
-    path = _path(kind, entry)
     with contextlib.suppress(OSError):
+        path = _path(kind, entry)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
         try:

@@ -132,7 +132,10 @@ def english() -> WordList:
     source = _source()
     if source is None:
         return WordList(b"")
-    path = cache_dir() / _cache_name(source)
+    try:
+        path = cache_dir() / _cache_name(source)
+    except OSError:  # no folder for caches: the words stay in memory for this run
+        return WordList(word_file(_read_source(source)))
     mapped = _map(path)
     if mapped is not None:
         try:
