@@ -265,3 +265,24 @@ def test_a_stored_record_with_problems_reads_back_with_them(tmp_path: Path) -> N
         read_back, again = stored.decode_built(marshal.loads(marshal.dumps(stored.encode_built(read, built))))
         _same_record(built, again)
         assert read_back == read and [p.data_path for p in again[3]] == [p.data_path for p in built[3]]
+
+
+def test_the_digest_reads_as_much_of_a_file_as_the_check(project: Path) -> None:
+    """A huge file is not hashed whole (the check reads one byte past the limit and stops), yet a change within
+    what the check reads, or in the size it reports, changes the digest."""
+    assert cache.READ_LIMIT == loader.MAX_FILE_BYTES + 1
+    huge = project / "data" / "huge.yaml"
+    huge.write_bytes(b"a: 1\n" + b"#" * (loader.MAX_FILE_BYTES + 10))
+    before = cache.project_digest(project, "data", "content")
+    with huge.open("r+b") as handle:
+        handle.seek(loader.MAX_FILE_BYTES + 5)
+        handle.write(b"!")  # beyond what the check reads: the same check, the same digest
+    assert cache.project_digest(project, "data", "content") == before
+    with huge.open("r+b") as handle:
+        handle.seek(2)
+        handle.write(b"2")
+    edited = cache.project_digest(project, "data", "content")
+    assert edited != before
+    with huge.open("ab") as handle:
+        handle.write(b"#")  # only the size changes within what the check sees: it reports the size
+    assert cache.project_digest(project, "data", "content") != edited
