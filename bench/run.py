@@ -46,6 +46,8 @@ synth: Any = None  # bench/synth.py, imported in main() once the generator to me
 
 PY = sys.executable
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0"}
+
+
 BUILD_TIMEOUT_S = 3600
 
 # Variants of mkdocs.yml the experiments build (a copy next to the project's own mkdocs.yml), each one
@@ -289,11 +291,12 @@ def served_body(url: str) -> str:
         return ""
 
 
-def poll_page(url: str, text: str, timeout: float) -> float | None:
-    """Seconds until the served `url` contains `text`, or None after `timeout`."""
+def poll_page(url: str, text: str, timeout: float, gone: bool = False) -> float | None:
+    """Seconds until the served `url` contains `text` (with `gone`: no longer does), or None after `timeout`."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
-        if text in served_body(url):
+        body = served_body(url)
+        if (text not in body and "</html>" in body) if gone else (text in body):
             return time.perf_counter() - t0
         time.sleep(0.05)
     return None
@@ -335,6 +338,21 @@ class ServerLog:
                 self.cond.wait(remaining)
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user+sys) so far of a process and all its descendants, from /proc."""
+    total, todo, tick = 0.0, [pid], os.sysconf("SC_CLK_TCK")
+    while todo:
+        current = todo.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def measure_edits(
     command: list[str], project: Path, port: int, edits: list[Edit], runs: int, log_file: Path, marks: dict[str, str], timeout: float = 120
 ) -> dict[str, Any]:
@@ -361,10 +379,15 @@ def measure_edits(
                 time.sleep(1.5)  # let the watcher settle between edits
                 QUIET.wait()
                 index = server.mark()
+                busy0, tree0 = _cpu_busy(), _tree_cpu(process.pid)
                 t_edit = time.perf_counter()
                 (project / e.rel).write_text(originals[e.rel].replace(e.find, e.replace.format(n=n), 1), encoding="utf-8")
                 served = poll_page(f"http://127.0.0.1:{port}/{e.page}", e.expect.format(n=n), timeout)
-                row: dict[str, Any] = {"edit": e.name, "n": n, "served_s": served}
+                wall = time.perf_counter() - t_edit
+                tree = _tree_cpu(process.pid) - tree0
+                # the server's own CPU from the write until served (re-staging and engine), and what others used meanwhile
+                row: dict[str, Any] = {"edit": e.name, "n": n, "served_s": served, "server_cpu_s": tree}
+                row["other_cores"] = max(0.0, _cpu_busy() - busy0 - tree) / wall if wall > 0 else 0.0
                 for name, pattern in marks.items():
                     seen = server.wait_for(pattern, index, 0 if served is None else 5)
                     row[f"{name}_s"] = seen[0] - t_edit if seen else None
@@ -374,6 +397,8 @@ def measure_edits(
                 if served is None:
                     break
             (project / e.rel).write_text(originals[e.rel], encoding="utf-8")
+            # the next edit starts once the restored page is served: its rebuild must not overlap the next one's
+            poll_page(f"http://127.0.0.1:{port}/{e.page}", e.expect.format(n=n), timeout, gone=True)
     finally:
         for rel, text in originals.items():
             (project / rel).write_text(text, encoding="utf-8")
@@ -902,16 +927,19 @@ def write_results(data: dict[str, Any], out: Path) -> None:
         add(f"Start-up to first page served: {zs['startup_s']:.1f} s. Edits: {RULE_TEXT_EDIT.name} (`{RULE_TEXT_EDIT.page}` polled; the")
         add(f"navigation does not change) and {TITLE_EDIT.name} (`{TITLE_EDIT.page}`; every page's navigation and so the staged")
         add("engine config change). *re-staging* is what `cadence serve` reports for its staging; *engine* is the rest, until")
-        add("the page is served. All wall-clock seconds from the write.")
+        add("the page is served. All wall-clock seconds from the write. *server CPU*: CPU seconds of `cadence serve` and")
+        add("its engine from the write until served; *other load*: CPUs other processes kept busy meanwhile.")
         add("")
-        add("| edit | run | new page served | re-staging (reported) | engine |")
-        add("| --- | ---: | ---: | ---: | ---: |")
+        add("| edit | run | new page served | re-staging (reported) | engine | server CPU | other load |")
+        add("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in zs["rebuilds"]:
             served, staged = r.get("served_s"), r.get("restaged_reported_s")
             engine = f"{served - r['restaged_s']:.2f} s" if served is not None and r.get("restaged_s") is not None else "–"
+            cpu, other = r.get("server_cpu_s"), r.get("other_cores")
             add(
                 f"| {r['edit']} | {r['n']} | {f'{served:.2f} s' if served is not None else 'not within 120 s'} | "
-                f"{f'{staged:.2f} s' if staged is not None else '–'} | {engine} |"
+                f"{f'{staged:.2f} s' if staged is not None else '–'} | {engine} | "
+                f"{f'{cpu:.2f} s' if cpu is not None else '–'} | {f'{other:.2f}' if other is not None else '–'} |"
             )
         add("")
     add("## Per-page cost (milliseconds per page)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from .resolve import Resolved, resolve
 from .stored import built_documents
 
 if TYPE_CHECKING:
+    from .incremental import PageCache
     from .render import Renderer
 
 
@@ -108,24 +110,38 @@ class Generated:
 
 
 def generate(
-    project: Project, content: dict[str, str], template_dirs: list[str] | None = None, resolved: Resolved | None = None
+    project: Project,
+    content: dict[str, str],
+    template_dirs: list[str] | None = None,
+    resolved: Resolved | None = None,
+    cache: PageCache | None = None,
 ) -> Generated:
     """Render every generated page. Call only on a project whose check found no errors.
 
     `resolved` is the result `load_project` already computed; without it the project is resolved here.
+    With a `cache` (while serving), a module's pages whose inputs did not change are taken from it.
     """
     from .export import builder_outputs  # here, not at the top: `cadence check` never writes the builder
     from .render import Renderer  # here, not at the top: `cadence check` never loads Jinja
 
     resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)
     renderer = Renderer(resolved, template_dirs or [])
-    pages, files = builder_outputs(project, renderer)
+    pages, files = builder_outputs(project, renderer)  # adds the builder pages' titles to the site map
+    if cache is None:
+        from .incremental import PageCache
+
+        cache = PageCache()  # keeps nothing: `begin` was never called
+    cache.bind(project, renderer.map)
     for module in project.modules.values():
-        pages[f"{module.id}/index"] = renderer.module_index(module)
+        pages[f"{module.id}/index"] = cache.page(
+            f"{module.id}/index", cache.key(project, module.id, "index"), partial(renderer.module_index, module)
+        )
         if module.errata:
-            pages[f"{module.id}/errata"] = renderer.errata_page(module)
+            pages[f"{module.id}/errata"] = cache.page(
+                f"{module.id}/errata", cache.key(project, module.id, "errata"), partial(renderer.errata_page, module)
+            )
     for entry in project.lists:
-        pages[entry.page] = renderer.army_list_page(entry)
+        pages[entry.page] = cache.page(entry.page, cache.key(project, entry.key, "list"), partial(renderer.army_list_page, entry))
     landing = landing_pages(project)
     if "released" in landing:
         pages[landing["released"]] = renderer.modules_page(landing["released"], "released", project.system.labels.released)

@@ -13,10 +13,12 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from types import MethodType
 from typing import Any
 from urllib.parse import quote
 
 import jinja2
+import jinja2.runtime
 from markdown.extensions.toc import unique
 
 from . import markup
@@ -102,6 +104,7 @@ class Renderer:
         self.used: dict[tuple[str, str], SpecialRule] = {}
         self._last_changes: dict[tuple[str, str], Any] | None = None
         self._templates: dict[str, jinja2.Template] = {}
+        self._sections: dict[tuple[str, int], Section] | None = None
 
     def template(self, name: str) -> jinja2.Template:
         """A template, looked up once per rendering (Jinja would check its file for changes on every use)."""
@@ -228,6 +231,10 @@ class Renderer:
     def value(self, value: Any) -> str:
         return escape_text(value)
 
+    def profile_cells(self, profile: dict[str, Any], columns: Iterable[Any]) -> str:
+        """A row's profile values, ` value |` for each column, shown literally: one call for the row."""
+        return "".join(f" {escape_text(profile.get(c.key, ''))} |" for c in columns)
+
     def rule_link(self, use: str, scope: Scope | None = None) -> str | None:
         scope = scope or self.scope
         if scope is None:
@@ -347,12 +354,13 @@ class Renderer:
         return f"[{text}]({relative_link(self.page, page, anchor)})"
 
     def _section_of(self, block: Any, page: str) -> Section | None:
-        for entry in self.project.lists:
-            if entry.page == page:
+        if self._sections is None:  # each block's section, found once for every page
+            self._sections = {}
+            for entry in self.project.lists:
                 for section in walk_sections(entry.army_list.sections):
-                    if section.block is block:
-                        return section
-        return None
+                    if section.block is not None:
+                        self._sections.setdefault((entry.page, id(section.block)), section)
+        return self._sections.get((page, id(block)))
 
     def weapon_lists_of(self, unit: Unit) -> list[str]:
         names: list[str] = []
@@ -427,6 +435,24 @@ def tidy(markdown: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
 
 
+class _Context(jinja2.runtime.Context):
+    """Calls the renderer's own methods straight away.
+
+    Jinja's `Context.call` looks every callable over for `pass_context`-style markers first, a fifth of
+    an army-list page's rendering; the renderer's methods carry none (checked here per call, cheaply).
+    """
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(__obj) is MethodType and type(__obj.__self__) is Renderer and "jinja_pass_arg" not in __obj.__func__.__dict__:
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:
+                return __self.environment.undefined("value was undefined because a callable raised a StopIteration exception")
+        return super().call(__obj, *args, **kwargs)
+
+
 @lru_cache(maxsize=8)
 def environment(template_dirs: tuple[str, ...]) -> jinja2.Environment:
     """One Jinja environment per set of template folders, kept for the process.
@@ -445,6 +471,7 @@ def environment(template_dirs: tuple[str, ...]) -> jinja2.Environment:
         keep_trailing_newline=True,
         bytecode_cache=_bytecode_cache(),
     )
+    env.context_class = _Context
     register_filters(env)
     return env
 

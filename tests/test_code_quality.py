@@ -52,7 +52,7 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),
-    frozenset({"search_entries", "export"}),
+    frozenset({"search_entries", "export", "incremental"}),
     frozenset({"search"}),
     frozenset({"pages"}),
     frozenset({"staging"}),

@@ -1,0 +1,70 @@
+"""`cadence serve` re-stages with the pages of the last staging kept: the result is a clean staging's, byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.incremental import PageCache, read_digests
+from generator.staging import stage
+
+from .conftest import REPO, copy_project
+
+#: (file, text, replacement): a rule's text in one game, a core rule's text (every game's pages read
+#: it), and a game's title (the navigation and every page's site map change).
+EDITS = (
+    ("data/fracture/module.yaml", "subtracts 1 from every Morale test it takes.", "subtracts 1 from every Morale test it takes (rev1)."),
+    ("data/core-rules/module.yaml", "may make one extra pivot of 45 degrees", "may make one extra pivot of 90 degrees"),
+    ("data/fracture/module.yaml", "  title: Fracture\n", "  title: Fracture rev1\n"),
+)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(REPO, tmp_path_factory.mktemp("incremental") / "project")
+
+
+def test_an_incremental_restage_equals_a_clean_staging(project: Path, tmp_path: Path) -> None:
+    cache = PageCache()
+    served = tmp_path / "served"
+    stage(project, served, served / "site", cache)
+    assert cache.reused == 0 and cache.rendered > 0
+    reused = {}
+    for number, (relative, find, replace) in enumerate(EDITS):
+        path = project / relative
+        text = path.read_text(encoding="utf-8")
+        assert find in text, relative
+        path.write_text(text.replace(find, replace, 1), encoding="utf-8")
+        stage(project, served, served / "site", cache)
+        reused[relative, find] = cache.reused
+        clean = tmp_path / f"clean-{number}"
+        stage(project, clean, clean / "site")
+        assert _tree(served) == _tree(clean), (relative, find)
+    fracture_rule, core_rule, title = (reused[r, f] for r, f, _ in EDITS)
+    assert "it takes (rev1)" in (served / "docs/fracture/module-rules.md").read_text(encoding="utf-8")
+    assert "pivot of 90 degrees" in (served / "docs/core-rules/special-rules-appendix.md").read_text(encoding="utf-8")
+    # one game's rule: the other games' pages are reused; a core rule or a title: nothing is
+    assert fracture_rule > 0 and core_rule == 0 and title == 0
+
+
+def test_pages_are_not_kept_when_the_files_changed_while_staging(tmp_path: Path) -> None:
+    project = copy_project(REPO, tmp_path / "project")
+    before = read_digests(project, "data", [])
+    cache = PageCache()
+    cache.begin(before, "data")
+    assert cache.page("a", b"key", lambda: "old") == "old"
+    rules = project / "data/fracture/module.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\n# saved meanwhile\n", encoding="utf-8")
+    after = read_digests(project, "data", [])
+    assert before is not None and after is not None and after != before and after.rest == before.rest
+    assert cache.end(after) is False
+    cache.begin(after, "data")
+    assert cache.page("a", b"key", lambda: "new") == "new"
+    assert cache.end(after) is True
+    cache.begin(after, "data")
+    assert cache.page("a", b"key", lambda: "never") == "new"
