@@ -92,7 +92,10 @@ def _use(project: Project, ref: RuleRef) -> Iterator[Problem]:
         yield error(
             where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?"
         )
-    if rule.parameter and parsed.value is None and not rule.parameter_optional:
+    if ref.named:
+        if parsed.value is not None:
+            yield error(where, "rule-arity", f"{name} names '{rule.name}' with a value ({parsed.value}); name the rule alone")
+    elif rule.parameter and parsed.value is None and not rule.parameter_optional:
         message = f"{name} uses '{rule.name}' without a value; the rule is {project.rule_title(rule)}"
         yield error(where, "rule-arity", message, f"write '{project.use_text(rule.name, 'value')}'")
     elif not rule.parameter and parsed.value is not None:
