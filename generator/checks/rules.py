@@ -66,7 +66,8 @@ def check_rule_uses(run: CheckRun) -> Iterator[Problem]:
 def _unknown(ref: RuleRef) -> Problem:
     assert ref.scope is not None  # data is always read in a scope
     names = [n for s in ref.scope.chain() for r in s.unique_rules() for n in (r.name, *r.aliases)]
-    message = f"{ref.owner} uses special rule '{ref.use}', which is not defined in {scope_names(ref.scope)}"
+    verb = "names" if ref.named else "uses"
+    message = f"{ref.owner} {verb} special rule '{ref.use}', which is not defined in {scope_names(ref.scope)}"
     return error(ref.where, "unknown-rule", message, did_you_mean(ref.parsed.name, names))
 
 
