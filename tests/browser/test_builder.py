@@ -590,3 +590,33 @@ def test_the_builder_works_offline_after_one_visit(site: Browsing, exports: dict
     page.screenshot(path=str(artifacts / "builder-offline-reinforcements-phone.png"), full_page=False)
     page.context.set_offline(False)
     assert not problems.all()
+
+
+def test_wasteland_builder_keeps_vehicles_out_of_a_small_game_and_transports_within_the_ratio(wasteland: Browsing, artifacts: Path) -> None:
+    """A player's clicks: a Troop Carrier (a Vehicle) in the small game, then two carriers beside one Commander
+    in the medium game; the page says what `cadence roster` says, in the same words, and nothing else."""
+    loaded = load_project(WASTELAND)
+    assert loaded.project is not None
+    export = export_project(loaded.project)["core-rules"]
+    page, problems = wasteland.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    open_builder(page, wasteland.url("core-rules/builder.html"))
+    page.select_option("#rb-list", label="Example Battle Group")
+    page.select_option("#rb-size", value="100")
+    for unit in ("Commander", "Troop Carrier"):
+        page.select_option("#rb-unit", label=unit)
+        page.click("#rb-add")
+    excluded = page.locator("#rb-problems li[data-code=roster-excluded-rule]")
+    expect(excluded).to_have_text("'Troop Carrier' has Vehicle, which no unit may have in the game size 'Small patrol-sized game'")
+    page.screenshot(path=str(artifacts / "builder-wasteland-small-vehicle-phone.png"), full_page=False)
+    roster = page.evaluate("() => window.cadenceBuilder.roster")
+    assert _canonical(page_verdict(page)) == verdict_of(export, roster)
+
+    page.select_option("#rb-size", value="1000")
+    page.select_option("#rb-unit", label="Troop Carrier")
+    page.click("#rb-add")
+    expect(excluded).to_have_count(0)
+    ratio = page.locator("#rb-problems li[data-code=roster-rule-ratio]")
+    expect(ratio).to_have_text("the army has 2 units with Transport; 1 for every unit without Vehicle allows 1")
+    page.screenshot(path=str(artifacts / "builder-wasteland-transport-ratio-phone.png"), full_page=False)
+    assert _canonical(page_verdict(page)) == verdict_of(export, page.evaluate("() => window.cadenceBuilder.roster"))
+    assert not problems.all()
