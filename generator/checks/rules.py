@@ -96,7 +96,15 @@ def _use(project: Project, ref: RuleRef) -> Iterator[Problem]:
     if ref.named:
         if parsed.value is not None:
             yield error(where, "rule-arity", f"{name} names '{rule.name}' with a value ({parsed.value}); name the rule alone")
-    elif rule.parameter and parsed.value is None and not rule.parameter_optional:
+    else:
+        yield from _arity(project, ref)
+
+
+def _arity(project: Project, ref: RuleRef) -> Iterator[Problem]:
+    """A value exactly when the rule takes one, in one of the value forms it accepts."""
+    assert ref.found is not None
+    rule, parsed, name, where = ref.found.item, ref.parsed, ref.owner, ref.where
+    if rule.parameter and parsed.value is None and not rule.parameter_optional:
         message = f"{name} uses '{rule.name}' without a value; the rule is {project.rule_title(rule)}"
         yield error(where, "rule-arity", message, f"write '{project.use_text(rule.name, 'value')}'")
     elif not rule.parameter and parsed.value is not None:
