@@ -249,11 +249,6 @@ def draw_rosters(data: dict[str, Any], n: int) -> list[dict[str, Any]]:
     return list(drawn.values())[:n]
 
 
-def draw_published_rosters(document: str, n: int) -> list[dict[str, Any]]:
-    """`draw_rosters` from a module's published JSON."""
-    return draw_rosters(json.loads(document), n)
-
-
 def _draw_distinct(data: dict[str, Any], examples: int, run: int) -> dict[str, dict[str, Any]]:
     drawn: dict[str, dict[str, Any]] = {}
 
@@ -308,9 +303,12 @@ def open_builder(page: Page, url: str) -> None:
     page.wait_for_selector("[data-rules-builder][data-ready=true]")
 
 
-def compare_module(browser: Browser, base_url: str, module_id: str, export: ModuleExport, rosters: list[dict[str, Any]]) -> Counter[str]:
-    """Judge the rosters in the page and with `cadence roster`'s functions; they must agree on each. Returns
-    how many were legal and illegal, and how often each problem code came up."""
+def compare_module(
+    browser: Browser, base_url: str, module_id: str, export: ModuleExport, judged: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+) -> Counter[str]:
+    """Judge the rosters in the page; its verdicts must equal `cadence roster`'s on each. Returns how many were
+    legal and illegal, and how many rosters ran into each problem code."""
+    rosters, expected_verdicts = judged
     assert len(rosters) >= ROSTERS_PER_MODULE, f"{module_id}: hypothesis drew only {len(rosters)} rosters"
     context = browser.new_context()
     try:
@@ -331,8 +329,7 @@ def compare_module(browser: Browser, base_url: str, module_id: str, export: Modu
     finally:
         context.close()
     tally: Counter[str] = Counter()
-    for roster, got in zip(rosters, browser_results, strict=True):
-        expected = verdict_of(export, roster)
+    for roster, got, expected in zip(rosters, browser_results, expected_verdicts, strict=True):
         assert _canonical(got) == expected, f"{module_id}: the page and cadence roster disagree on\n{json.dumps(roster)}"
         tally["legal" if _legal(expected) else "illegal"] += 1
         tally.update({p[1] for p in expected["problems"]})
@@ -340,15 +337,28 @@ def compare_module(browser: Browser, base_url: str, module_id: str, export: Modu
     return tally
 
 
-def compare_modules(browser: Browser, base_url: str, exports: dict[str, ModuleExport]) -> dict[str, Counter[str]]:
-    """Every module's rosters, compared. Hypothesis draws them in another process, module after module, while
-    this one has the page and `cadence roster` judge the module before (a thread would fight this one for
-    the interpreter's lock; "spawn", because forking a process that drives a browser is unsafe)."""
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as drawing:
-        # The published JSON goes over, not the export's own values (their strings remember where they were written).
-        drawn = {m: drawing.submit(draw_published_rosters, to_json(export.data), ROSTERS_PER_MODULE) for m, export in exports.items()}
+@functools.cache
+def _exports(root: Path) -> dict[str, ModuleExport]:
+    loaded = load_project(root)
+    assert loaded.project is not None and not loaded.errors
+    return export_project(loaded.project)
+
+
+def draw_and_judge(root: Path, module_id: str, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`n` rosters drawn from the module's published JSON, and what `cadence roster` decides about each."""
+    export = _exports(root)[module_id]
+    rosters = draw_rosters(json.loads(to_json(export.data)), n)
+    return rosters, [verdict_of(export, roster) for roster in rosters]
+
+
+def compare_modules(browser: Browser, base_url: str, root: Path, exports: dict[str, ModuleExport]) -> dict[str, Counter[str]]:
+    """Every module's rosters, compared. Another process draws them and has `cadence roster`'s functions judge
+    them, module after module, while this one has the page judge the module before ("spawn": forking a
+    process that drives a browser is unsafe; a thread would fight this one for the interpreter's lock)."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as python:
+        judged = {module_id: python.submit(draw_and_judge, root, str(module_id), ROSTERS_PER_MODULE) for module_id in exports}
         return {
-            module_id: compare_module(browser, base_url, module_id, exports[module_id], drawn[module_id].result()) for module_id in exports
+            module_id: compare_module(browser, base_url, module_id, exports[module_id], judged[module_id].result()) for module_id in exports
         }
 
 
@@ -367,7 +377,7 @@ def _mix(tallies: dict[str, Counter[str]]) -> dict[str, tuple[int, int]]:
 
 def test_page_and_cadence_roster_agree_on_random_rosters(browser: Browser, site_url: str, exports: dict[str, ModuleExport]) -> None:
     assert set(exports) == {"devils-bluff", "fracture", "halo-breakpoint", "respawn", "scraplands", "squadrons", "survivors"}
-    tallies = compare_modules(browser, site_url, dict(sorted(exports.items())))
+    tallies = compare_modules(browser, site_url, REPO, dict(sorted(exports.items())))
     _mix(tallies)
     # The rules of swaps, options, upgrade limits and reinforcements were each broken somewhere, and judged alike.
     codes = set().union(*tallies.values())
@@ -398,7 +408,7 @@ def test_page_and_cadence_roster_agree_on_wasteland(browser: Browser, wasteland_
     assert loaded.project is not None
     exports = export_project(loaded.project)
     assert list(exports) == ["core-rules"]
-    tally = compare_modules(browser, wasteland_url, exports)["core-rules"]
+    tally = compare_modules(browser, wasteland_url, WASTELAND, exports)["core-rules"]
     _mix({"core-rules": tally})
     print("wasteland problems drawn:", dict(tally))
     assert tally["roster-excluded-rule"] >= 20 and tally["roster-rule-ratio"] >= 20
