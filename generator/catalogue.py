@@ -301,20 +301,29 @@ class Records:
             self.folder_module[folder] = module.id
 
 
+#: One data file's record as `build_document` makes it: the file, its top-level key, the record (None
+#: where it could not be built) and the problems found building it.
+Built = tuple[str, str | None, Record | None, list[Problem]]
+
+
 def build_records(documents: Iterable[Document], data_dir: str) -> Records:
     """Each document's record, built as the document comes (so its raw values can go)."""
+    return collect_records(((document.path, *build_document(document.body, document.path)) for document in documents), data_dir)
+
+
+def collect_records(built: Iterable[Built], data_dir: str) -> Records:
+    """The records of a project's data files, built or read back from the cache (`stored.py`), in file order."""
     records = Records()
-    for document in documents:
-        kind, record, found = build_document(document.body, document.path)
+    for path, kind, record, found in built:
         records.problems.extend(found)
         records.system_written |= kind == "system"
-        folder = module_of(document.path, data_dir)
+        folder = module_of(path, data_dir)
         if isinstance(record, System):
-            records.systems.append((record, document.path))
+            records.systems.append((record, path))
         elif isinstance(record, Module):
-            records.add_module(record, document.path, folder)
+            records.add_module(record, path, folder)
         elif isinstance(record, ArmyList):
-            records.lists.append((folder, record, document.path))
+            records.lists.append((folder, record, path))
         elif isinstance(record, Release):
             records.releases.append(record)
     return records

@@ -40,15 +40,36 @@ def _data_dir(root: Path) -> tuple[str, str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    # Imported by the commands that load a project: `cadence build` and `serve` load it in the staging step.
-    from .errata import apply_as_published
-    from .pages import load_project
+    from . import cache
 
     root = _project_root(args.project)
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
+    # An unchanged project is answered from the cache before the parser, model and checks are imported.
+    memo = None
+    if cache.enabled() and not args.as_published:
+        memo = cache.CheckMemo(root, (args.format, str(args.strict), str(args.follow_outside_links)))
+        answer = memo.answer()
+        if answer is not None:
+            if answer[0]:
+                print(answer[0])
+            return answer[1]
     data_dir, content_dir = _data_dir(root)
+    if memo is not None:
+        memo.start(data_dir, content_dir)
+    output, code = _check(args, root, data_dir, content_dir)
+    if memo is not None and code != EXIT_USAGE:
+        memo.store(data_dir, content_dir, output, code)
+    return code
+
+
+def _check(args: argparse.Namespace, root: Path, data_dir: str, content_dir: str) -> tuple[str, int]:
+    """Load and check the project; print the problems and return what was printed and the exit code."""
+    # Imported by the commands that load a project: `cadence build` and `serve` load it in the staging step.
+    from .errata import apply_as_published
+    from .pages import load_project
+
     notes: list[str] = []
     with contextlib.ExitStack() as scratch:
         check_root = root
@@ -66,10 +87,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(output)
     errors = [p for p in problems if p.severity is Severity.ERROR]
     if any(p.code in ("missing", "io") for p in errors) and loaded.project is None:
-        return EXIT_USAGE
+        return output, EXIT_USAGE
     if errors or (args.strict and problems):
-        return EXIT_PROBLEMS
-    return EXIT_CLEAN
+        return output, EXIT_PROBLEMS
+    return output, EXIT_CLEAN
 
 
 def _engine_env(args: argparse.Namespace) -> dict[str, str]:
@@ -482,6 +503,7 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--follow-outside-links", action="store_true", help="follow symbolic links in data/ and content/ that leave the project"
         )
+        command.add_argument("--no-cache", action="store_true", help="neither read nor write the cache of parsed files and check results")
     schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
     schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
     export = sub.add_parser("export", help="write each module's resolved data as versioned JSON, with its JSON Schema")
@@ -510,6 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code not in (0, None) else EXIT_CLEAN
+    if getattr(args, "no_cache", False):
+        os.environ["CADENCE_NO_CACHE"] = "1"  # cache.NO_CACHE_ENV; staging and engine processes inherit it
     commands = {
         "check": cmd_check,
         "build": cmd_build,

@@ -29,7 +29,8 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
-from .problems import Location, Problem, error
+from . import cache
+from .problems import Location, Problem, Severity, error
 
 #: The largest data file we read, in bytes. Larger ones are refused with a located error.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -522,12 +523,100 @@ def _refused(exc: BaseException, rel: str, text: str) -> Problem:
 
 
 def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
+    """One data file's located values, from the parse cache when the same bytes were read before."""
     text, problems = read_text(path, rel)
     if text is None:
         return None, problems
+    entry = cache.key("parsed", rel, text) if cache.enabled() else ""
+    stored = cache.read("parsed", entry) if entry else None
+    if stored is not None:
+        with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
+            return _decode_document(stored, rel)
     body, problems = parse_yaml(text, rel)
     if body is None:
         return None, problems
+    if entry:
+        cache.write("parsed", entry, _encode_document(body, problems))
+    return Document(rel, body), problems
+
+
+# --- the parse cache: located values as plain nested tuples -------------------------------------
+#
+# A string, number, mapping or list is a tuple (kind, line, column, ...); true, false and null are
+# themselves. A mapping's items are flattened as key, key line, key column, value.
+_AS_STR, _AS_INT, _AS_FLOAT, _AS_MAP, _AS_LIST = range(5)
+
+
+def _encode(value: Any) -> Any:
+    if value is None or type(value) is bool:
+        return value
+    loc: Location = value.loc
+    if type(value) is LocStr:
+        return (_AS_STR, loc.line, loc.column, str(value))
+    if type(value) is LocInt:
+        return (_AS_INT, loc.line, loc.column, int(value), value.source)
+    if type(value) is LocFloat:
+        return (_AS_FLOAT, loc.line, loc.column, float(value), value.source)
+    if type(value) is YMap:
+        items: list[Any] = []
+        for name, item in value.items():
+            where = value.key_locs[name]
+            items += (name, where.line, where.column, _encode(item))
+        return (_AS_MAP, loc.line, loc.column, tuple(items))
+    if type(value) is YList:
+        return (_AS_LIST, loc.line, loc.column, tuple(_encode(item) for item in value))
+    raise TypeError(f"not a located value: {type(value).__name__}")
+
+
+def _decode(node: Any, path: str) -> Any:
+    """The located value `_encode` wrote; a shape it never writes raises, and the file is parsed again."""
+    if node is None or type(node) is bool:
+        return node
+    kind, line, column, value = node[0], node[1], node[2], node[3]
+    loc = Location(path, line, column)
+    if kind == _AS_STR and type(value) is str:
+        return LocStr(value, loc)
+    if kind == _AS_MAP:
+        mapping = YMap()
+        mapping.loc = loc
+        mapping.key_locs = key_locs = {}
+        for at in range(0, len(value), 4):
+            name = value[at]
+            if type(name) is not str:
+                raise TypeError("a mapping key must be a string")
+            key_locs[name] = Location(path, value[at + 1], value[at + 2])
+            mapping[name] = _decode(value[at + 3], path)
+        return mapping
+    if kind == _AS_LIST:
+        items = YList(_decode(item, path) for item in value)
+        items.loc = loc
+        return items
+    if kind == _AS_INT and type(value) is int:
+        return LocInt(value, loc, node[4])
+    if kind == _AS_FLOAT and type(value) is float:
+        return LocFloat(value, loc, node[4])
+    raise ValueError("not a value the parse cache writes")
+
+
+def _encode_document(body: YMap, problems: list[Problem]) -> tuple[Any, ...]:
+    """A parsed file and the problems found in it."""
+    found = tuple(
+        (p.location.path, p.location.line, p.location.column, p.severity.value, p.code, p.message, p.hint, p.data_path) for p in problems
+    )
+    return (_encode(body), found)
+
+
+def _decode_document(stored: Any, rel: str) -> tuple[Document, list[Problem]]:
+    encoded, found = stored
+    body = _decode(encoded, rel)
+    if type(body) is not YMap:
+        raise ValueError("the top level of a cached file is not a mapping")
+    problems = [
+        Problem(
+            location=Location(path, line, column), severity=Severity(severity), code=code, message=message, hint=hint, data_path=data_path
+        )
+        for path, line, column, severity, code, message, hint, data_path in found
+    ]
     return Document(rel, body), problems
 
 
@@ -551,12 +640,9 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[Document]:
-    """Each `.yaml`/`.yml` file under the data folder in turn, in a stable order; problems go to `problems`.
-
-    A caller that builds each document as it comes holds one file's raw values at a time, not the
-    whole project's (at 10x the shipped data those are some 25 MiB).
-    """
+def data_files(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[tuple[Path, str]]:
+    """Each `.yaml`/`.yml` file under the data folder and its path in the project, in a stable order
+    (the `schema` folder's are the editors' schema, not data); problems go to `problems`."""
     base = root / data_dir
     if not base.is_dir():
         problems.append(error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist"))
@@ -564,9 +650,17 @@ def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_
     paths, found = project_files(root, data_dir, (".yaml", ".yml"), allow_outside_links=allow_outside_links)
     problems.extend(found)
     for path in paths:
-        rel = path.relative_to(root).as_posix()
-        if "schema" in path.relative_to(base).parts[:1]:
-            continue
+        if "schema" not in path.relative_to(base).parts[:1]:
+            yield path, path.relative_to(root).as_posix()
+
+
+def read_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[Document]:
+    """Each data file in turn (see `data_files`), loaded; problems go to `problems`.
+
+    A caller that builds each document as it comes holds one file's raw values at a time, not the
+    whole project's (at 10x the shipped data those are some 25 MiB).
+    """
+    for path, rel in data_files(root, data_dir, problems, allow_outside_links=allow_outside_links):
         document, found = load_file(path, rel)
         problems.extend(found)
         if document is not None:

@@ -33,6 +33,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from .model import Record
 from .problems import Location, Problem, warning
+from .schema import nesting_fields
 
 #: Schemes a link or image from data may use; a URL without a scheme (relative) is always allowed.
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -375,9 +376,14 @@ _FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
 def _fields(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
-    """A record class's fields as (name, whether Markdown), internal ones left out; read once per class."""
+    """A record class's fields that may hold Markdown, as (name, whether Markdown itself); read once per class."""
     if cls not in _FIELDS:
-        _FIELDS[cls] = tuple((f.name, is_markdown(f)) for f in dataclasses.fields(cls) if not f.metadata.get("internal"))
+        nesting = nesting_fields(cls)  # the other fields hold neither Markdown nor records: not walked
+        _FIELDS[cls] = tuple(
+            (f.name, is_markdown(f))
+            for f in dataclasses.fields(cls)
+            if not f.metadata.get("internal") and (is_markdown(f) or f.name in nesting)
+        )
     return _FIELDS[cls]
 
 

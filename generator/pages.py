@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .catalogue import Project, build_records, link_records
+from .catalogue import Project, collect_records, link_records
 from .checks import read_words, run_checks
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
-from .loader import collector_paused, project_files, read_documents, read_text
+from .loader import collector_paused, project_files, read_text
 from .markup import outline_text
 from .problems import Location, Problem, error
 from .resolve import Resolved, resolve
+from .stored import built_documents
 
 if TYPE_CHECKING:
     from .render import Renderer
@@ -67,7 +68,7 @@ def load_project(
     """
     problems: list[Problem] = []
     # each file's record is built as the file is read, so one file's raw values are held at a time
-    records = build_records(read_documents(root, data_dir, problems, allow_outside_links=allow_outside_links), data_dir)
+    records = collect_records(built_documents(root, data_dir, problems, allow_outside_links=allow_outside_links), data_dir)
     content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links)
     problems.extend(content_problems)
     project, found = link_records(records, data_dir, unread={p.location.path for p in problems})

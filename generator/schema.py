@@ -44,6 +44,26 @@ def data_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return _FIELDS[cls]
 
 
+_NESTING: dict[type, frozenset[str]] = {}
+
+
+def nesting_fields(cls: type) -> frozenset[str]:
+    """The fields of a record class whose values can hold records: a record, or a list, mapping or
+    choice of them (or anything, for `Any`). A walk over records need look nowhere else."""
+    if cls not in _NESTING:
+        hints = _hints(cls)
+        _NESTING[cls] = frozenset(f.name for f in dataclasses.fields(cls) if _holds_records(hints[f.name]))
+    return _NESTING[cls]
+
+
+def _holds_records(tp: Any) -> bool:
+    if tp is Any:
+        return True
+    if get_origin(tp) is None and isinstance(tp, type):
+        return issubclass(tp, Record)
+    return any(_holds_records(arg) for arg in get_args(tp))
+
+
 @dataclasses.dataclass(frozen=True)
 class _Field:
     """What building one field needs, worked out once per record class."""

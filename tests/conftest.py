@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,16 @@ def copy_project(source: Path, target: Path) -> Path:
         if (source / folder).is_dir():
             shutil.copytree(source / folder, target / folder)
     return target
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The generator's caches (parsed files, check results, the word file) in a folder of the session's own,
+    for every process the tests start: never the user's, and never one an earlier session left."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")

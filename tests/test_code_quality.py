@@ -43,12 +43,12 @@ GENERATOR = REPO / "generator"
 #: The stages in the order data flows through them; a module may import only from earlier stages
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
-    frozenset({"problems"}),
+    frozenset({"problems", "cache"}),
     frozenset({"loader", "model", "report", "project_config", "offline", "search_index"}),
     frozenset({"serve_errors"}),
-    frozenset({"schema", "points", "markup"}),
-    frozenset({"catalogue"}),
-    frozenset({"layout", "errata", "releases", "docs", "paths"}),
+    frozenset({"schema", "points"}),
+    frozenset({"catalogue", "markup"}),
+    frozenset({"layout", "errata", "releases", "docs", "paths", "stored"}),
     frozenset({"resolve"}),
     frozenset({"checks"}),
     frozenset({"render"}),

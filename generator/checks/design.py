@@ -16,6 +16,7 @@ from ..catalogue import Project, walk_sections
 from ..loader import loc_of
 from ..model import DEFAULT_LABELS, PLACEHOLDER, Module, Record, Section, Unit, Upgrade, Weapon, slugify
 from ..problems import Location, Problem, did_you_mean, error, warning
+from ..schema import nesting_fields
 
 #: The rule value that says "the source prints this rule without its value" (`Rending (?)`).
 UNSTATED = "?"
@@ -136,9 +137,10 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
-    """A record class's field names but `errata` (read once per class)."""
+    """A record class's field names that may hold rule uses, but `errata` (read once per class)."""
     if cls not in _FIELD_NAMES:
-        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "errata")
+        walked = {"rules", "grants"} | nesting_fields(cls)  # the other fields hold neither rule uses nor records
+        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked)
     return _FIELD_NAMES[cls]
 
 

@@ -21,6 +21,8 @@ import zlib
 from importlib.util import find_spec
 from pathlib import Path
 
+from ..cache import cache_dir
+
 #: The file's layout, named in the cache file's name so that an older layout is never misread:
 #: MAGIC, the slot count (a power of two), one u32 per slot (0: empty, else the offset of a word in
 #: the file), then the words, each followed by a newline. Numbers are in the machine's byte order,
@@ -93,12 +95,6 @@ def _read_source(path: Path) -> set[str]:
     return set(_JSON_KEY.findall(text))
 
 
-def cache_dir() -> Path:
-    """Where the word file is cached: `$XDG_CACHE_HOME/cadence-rules`, else `~/.cache/cadence-rules`."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cadence-rules"
-
-
 def _cache_name(source: Path) -> str:
     """The word file's name: the layout, the byte order and which dictionary file, of what size and age."""
     info = source.stat()
@@ -136,7 +132,10 @@ def english() -> WordList:
     source = _source()
     if source is None:
         return WordList(b"")
-    path = cache_dir() / _cache_name(source)
+    try:
+        path = cache_dir() / _cache_name(source)
+    except OSError:  # no folder for caches: the words stay in memory for this run
+        return WordList(word_file(_read_source(source)))
     mapped = _map(path)
     if mapped is not None:
         try:

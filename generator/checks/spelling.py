@@ -15,6 +15,7 @@ from typing import Any
 from ..catalogue import Project, walk_sections
 from ..model import Record, Section, Table
 from ..problems import Location, Problem, warning
+from ..schema import nesting_fields
 from .base import CheckRun, at
 from .dictionary import WordList, english
 
@@ -136,7 +137,8 @@ _FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 def _fields_of(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
     """A record class's field names, each with whether it is spell-checked prose (read once per class)."""
     if cls not in _FIELDS:
-        _FIELDS[cls] = tuple((f.name, f.name in PROSE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata")
+        walked = PROSE_FIELDS | nesting_fields(cls)  # the other fields hold neither prose nor records
+        _FIELDS[cls] = tuple((f.name, f.name in PROSE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked)
     return _FIELDS[cls]
 
 

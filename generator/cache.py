@@ -1,0 +1,261 @@
+"""A persistent cache of work that depends only on file contents, in the user's cache folder.
+
+Three kinds of entry, all keyed by content, never by time stamps: a data file's built record
+(`stored.py`, keyed by the file's bytes and path; what `load_project` reads, so `check`, `build` and
+`serve` share it), a data file's located values (`loader.load_file`, for the commands that read
+data without building records), and a whole `cadence check` result (keyed by every file the check
+reads, the options and the project folder). Every key also holds `generator_hash`,
+a hash of the generator's own source and of the libraries whose behaviour the result depends on, so
+an upgraded or edited generator never reads an older answer.
+
+Entries are plain values (numbers, strings, lists, tuples) written with `marshal`, never `pickle`:
+loading them builds data and runs nothing. Each file starts with a magic word and a BLAKE2 digest of
+the rest, checked before anything is unmarshalled, so a truncated, corrupt or foreign file is a miss
+and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never
+in the project, so a project cannot plant an entry; writes go to a temporary file renamed into place,
+so a reader never sees half an entry. `CADENCE_NO_CACHE=1` (or `cadence --no-cache`) turns it off.
+
+This module imports nothing heavy: `cadence check` on an unchanged project answers from here before
+the YAML parser, the model or the checks are imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from functools import lru_cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+#: Set to a non-empty value other than "0" to neither read nor write the cache.
+NO_CACHE_ENV = "CADENCE_NO_CACHE"
+#: Names the file layout; a new layout gets a new word, so an old file is never misread.
+MAGIC = b"CDC1"
+_DIGEST = 20
+#: Libraries whose installed files are part of `generator_hash`: YAML parsing, Markdown and its
+#: sanitiser (unsafe_markup), the spelling dictionary.
+_LIBRARIES = ("yaml", "_yaml", "markdown", "nh3", "spellchecker")
+
+
+def enabled() -> bool:
+    """Whether the cache is on (it is unless `CADENCE_NO_CACHE` says otherwise)."""
+    return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/cadence-rules`, else `~/.cache/cadence-rules`: where the user's caches go."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError as exc:  # no HOME and no password entry: no cache, as for a read-only one
+            raise OSError(f"no folder for the cache: {exc}") from None
+    return Path(base) / "cadence-rules"
+
+
+def _package_files(folder: Path) -> list[Path]:
+    """The generator's Python and YAML files, sorted (templates and assets play no part in a check)."""
+    found: list[Path] = []
+    for entry in os.scandir(folder):
+        if entry.is_dir() and entry.name not in ("__pycache__", "templates", "theme", "assets"):
+            found.extend(_package_files(Path(entry.path)))
+        elif entry.name.endswith((".py", ".yaml")):
+            found.append(Path(entry.path))
+    return sorted(found)
+
+
+def _library_identity(name: str) -> str:
+    """Where a library is installed, and its main file's size and age: an upgrade changes them."""
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):
+        return f"{name}:?"
+    if spec is None or spec.origin is None:
+        return f"{name}:-"
+    try:
+        info = os.stat(spec.origin)
+    except OSError:
+        return f"{name}:{spec.origin}"
+    return f"{name}:{spec.origin}:{info.st_size}:{info.st_mtime_ns}"
+
+
+@lru_cache(maxsize=1)
+def generator_hash() -> bytes:
+    """A digest of the generator's source, the Python version and the libraries it reads data with."""
+    digest = hashlib.blake2b(digest_size=_DIGEST)
+    digest.update(MAGIC + sys.version.encode())
+    package = Path(__file__).resolve().parent
+    for path in _package_files(package):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    for name in _LIBRARIES:
+        digest.update(_library_identity(name).encode() + b"\0")
+    return digest.digest()
+
+
+def key(*parts: bytes | str) -> str:
+    """A hex key for an entry: the generator's hash and the given parts, each length-prefixed."""
+    digest = hashlib.blake2b(generator_hash(), digest_size=_DIGEST)
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()
+
+
+def _path(kind: str, entry: str) -> Path:
+    return cache_dir() / kind / entry[:2] / f"{entry}.marshal"
+
+
+def read(kind: str, entry: str) -> Any:
+    """The value stored under `kind`/`entry`, or None when there is none or it is damaged."""
+    if not enabled():
+        return None
+    try:
+        data = _path(kind, entry).read_bytes()
+    except OSError:  # none yet, unreadable, or no cache folder at all
+        return None
+    body = data[len(MAGIC) + _DIGEST :]
+    if data[: len(MAGIC)] != MAGIC or data[len(MAGIC) : len(MAGIC) + _DIGEST] != hashlib.blake2b(body, digest_size=_DIGEST).digest():
+        return None
+    try:
+        return marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def write(kind: str, entry: str, value: Any) -> None:
+    """Store a plain value under `kind`/`entry`, whole or not at all; a cache that cannot be written is skipped."""
+    if not enabled():
+        return
+    body = marshal.dumps(value)
+    with contextlib.suppress(OSError):
+        path = _path(kind, entry)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(MAGIC + hashlib.blake2b(body, digest_size=_DIGEST).digest() + body)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+
+# --- a whole `cadence check`, memoised by every file it reads ------------------------------------
+
+
+class _Outside(Exception):
+    """A symbolic link leaves the project: what the check reads through it is not ours to hash."""
+
+
+#: The most of a file the check reads: `loader.read_text` refuses a file over 2 MiB after reading one
+#: byte more than that (a test keeps the two equal). Past it only the size can change what is reported.
+READ_LIMIT = 2 * 1024 * 1024 + 1
+
+
+def _file_digest(path: str) -> bytes:
+    """The file's size and a digest of as much of it as the check can read."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        return size.to_bytes(8, "little") + hashlib.blake2b(handle.read(READ_LIMIT), digest_size=_DIGEST).digest()
+
+
+def _walk(digest: Any, top: str, folder: str, rel: str, hash_all: bool, seen: set[str]) -> None:
+    """Every entry under `folder` into `digest`: name, kind, a link's target, a read file's bytes.
+
+    Files the check reads (everything under the data folder, the content folder's `.md` pages) are
+    hashed whole; of the rest only the name and kind count, as in the check. Links into the project
+    are followed once, as the loader follows them; a link out of it makes the walk give up.
+    """
+    real = os.path.realpath(folder)
+    if real in seen:
+        digest.update(b"loop\0")
+        return
+    seen.add(real)
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        digest.update(f"unreadable\0{rel}\0{exc.errno}\0".encode("utf-8", "surrogateescape"))
+        return
+    for entry in entries:
+        name = f"{rel}/{entry.name}"
+        digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            info = os.lstat(entry.path)
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if target != top and not target.startswith(top + os.sep):
+                    raise _Outside(entry.path)
+                digest.update(b"link\0" + os.readlink(entry.path).encode("utf-8", "surrogateescape") + b"\0")
+                info = os.stat(entry.path)
+        except OSError as exc:
+            digest.update(f"gone\0{exc.errno}\0".encode())
+            continue
+        if entry.is_dir():
+            digest.update(b"dir\0")
+            _walk(digest, top, entry.path, name, hash_all, seen)
+        elif not os.path.isfile(entry.path) or not (hash_all or entry.name.endswith(".md")):
+            digest.update(f"{info.st_mode:o}\0".encode())
+        else:
+            try:
+                digest.update(b"file\0" + _file_digest(entry.path))
+            except OSError as exc:
+                digest.update(f"unreadable\0{exc.errno}\0".encode())
+
+
+def project_digest(root: Path, data_dir: str, content_dir: str) -> str | None:
+    """A digest of everything `cadence check` reads in a project, or None when that cannot be known
+    (a folder or a symbolic link outside the project)."""
+    top = os.path.realpath(root)
+    digest = hashlib.blake2b(generator_hash(), digest_size=_DIGEST)
+    try:
+        digest.update(b"mkdocs\0" + _file_digest(os.path.join(top, "mkdocs.yml")))
+        for folder, hash_all in ((data_dir, True), (content_dir, False)):
+            path = os.path.realpath(os.path.join(top, folder))
+            if path != top and not path.startswith(top + os.sep):
+                return None
+            digest.update(f"\0folder\0{folder}\0{hash_all}\0".encode("utf-8", "surrogateescape"))
+            if os.path.isdir(path):
+                _walk(digest, top, path, folder, hash_all, set())
+    except (_Outside, OSError):
+        return None
+    return digest.hexdigest()
+
+
+class CheckMemo:
+    """The last result of `cadence check` with given options in one project, and what it was computed from.
+
+    One entry per project and options, replaced at each run that computes a new result. An entry
+    answers only when the project's mkdocs.yml, its data and content files and the generator are
+    byte for byte what they were; the digest is taken before and after the check, and a result
+    computed while a file changed is not stored.
+    """
+
+    def __init__(self, root: Path, options: tuple[str, ...]) -> None:
+        self.root = root
+        self.entry = key("check", str(root), *options)
+        self.before: str | None = None
+
+    def answer(self) -> tuple[str, int] | None:
+        """The stored output and exit code, when nothing the check reads has changed since."""
+        stored = read("check", self.entry)
+        if not (isinstance(stored, tuple) and len(stored) == 5 and all(isinstance(s, str) for s in stored[:4])):
+            return None
+        data_dir, content_dir, digest, output, code = stored
+        if type(code) is not int or project_digest(self.root, data_dir, content_dir) != digest:
+            return None
+        return output, code
+
+    def start(self, data_dir: str, content_dir: str) -> None:
+        """Note what the check is about to read."""
+        self.before = project_digest(self.root, data_dir, content_dir)
+
+    def store(self, data_dir: str, content_dir: str, output: str, code: int) -> None:
+        """Keep the result, if the files read did not change while the check ran."""
+        if self.before is not None and project_digest(self.root, data_dir, content_dir) == self.before:
+            write("check", self.entry, (data_dir, content_dir, self.before, output, code))

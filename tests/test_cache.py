@@ -1,0 +1,288 @@
+"""The cache of parsed files and check results: the same answers as without it, whatever is in it.
+
+Every `cadence check` here is the real command in its own process, with `XDG_CACHE_HOME` in the test's
+own folder, so what one run leaves is exactly what the next one finds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator import cache, loader, stored
+from generator.loader import LocFloat, LocInt, LocStr, YList, YMap, parse_yaml
+from generator.model import Record
+from generator.pages import load_project
+from generator.schema import build_document
+
+from .conftest import MINI, REPO, copy_project
+
+
+def check(project: Path, cache_home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+    env.pop(cache.NO_CACHE_ENV, None)
+    command = [sys.executable, "-m", "generator.cli", "--project", str(project), "check", *extra]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+def entries(cache_home: Path, kind: str) -> list[Path]:
+    return sorted((cache_home / "cadence-rules" / kind).rglob("*.marshal"))
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    return copy_project(MINI, tmp_path / "mini")
+
+
+def test_an_unchanged_project_is_answered_from_the_cache_with_the_same_lines(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "cache"
+    (project / "data" / "words.txt").write_text("")  # a few spelling warnings, so there are lines to repeat
+    first = check(project, home, "--format", "github")
+    assert entries(home, "built") and len(entries(home, "check")) == 1
+    stored = entries(home, "check")[0].stat().st_mtime_ns
+    second = check(project, home, "--format", "github")
+    assert "::warning" in first.stdout
+    assert (second.returncode, second.stdout, second.stderr) == (first.returncode, first.stdout, first.stderr)
+    assert entries(home, "check")[0].stat().st_mtime_ns == stored  # answered, not computed and written again
+    strict = check(project, home, "--format", "github", "--strict")  # other options: another entry
+    assert strict.returncode == 1 and strict.stdout == first.stdout
+    assert len(entries(home, "check")) == 2
+
+
+def test_an_edit_shows_at_once_and_undoing_it_clears_it(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "cache"
+    clean = check(project, home)
+    assert clean.returncode == 0, clean.stdout
+    system = project / "data" / "system.yaml"
+    text = system.read_text()
+    system.write_text(text + "unknown_key: 1\n")
+    broken = check(project, home)
+    assert broken.returncode == 1
+    assert "data/system.yaml:" in broken.stdout and "unknown_key" in broken.stdout
+    system.write_text(text)
+    again = check(project, home)
+    assert (again.returncode, again.stdout) == (0, clean.stdout)
+
+
+def test_a_new_content_page_and_a_word_list_edit_are_seen(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "cache"
+    assert check(project, home).returncode == 0
+    (project / "content" / "new-page.md").write_text("# New\n\nSee [[No Such Rule]].\n")
+    found = check(project, home)
+    assert found.returncode == 1 and "content/new-page.md:3:" in found.stdout
+    (project / "content" / "new-page.md").unlink()
+    (project / "data" / "words.txt").write_text("")
+    assert "warning[spelling]" in check(project, home).stdout
+
+
+def _damage(paths: list[Path], how: str) -> None:
+    for path in paths:
+        data = path.read_bytes()
+        if how == "truncated":
+            path.write_bytes(data[: len(data) // 2])
+        elif how == "flipped":
+            path.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))
+        elif how == "foreign":
+            path.write_bytes(b"not a cache file at all")
+        else:  # well framed, with a checksum that fits, holding values the generator never writes
+            body = marshal.dumps(("not ours", ["odd", {"shape": 1}], (9, 9, 9, 9, 9)))
+            path.write_bytes(cache.MAGIC + cache.hashlib.blake2b(body, digest_size=20).digest() + body)
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped", "foreign", "wrong shape"])
+def test_a_damaged_cache_is_ignored_and_written_again(project: Path, tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    (project / "data" / "words.txt").write_text("")
+    first = check(project, home)
+    damaged = entries(home, "built") + entries(home, "check")
+    _damage(damaged, how)
+    second = check(project, home)
+    assert (second.returncode, second.stdout, second.stderr) == (first.returncode, first.stdout, first.stderr)
+    assert not second.stderr
+    for path in damaged:  # every damaged entry was replaced by a good one
+        stored = cache.read(path.parent.parent.name, path.stem)
+        assert stored is not None and stored[0] != "not ours"
+
+
+def test_a_damaged_entry_never_hides_a_new_problem(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "cache"
+    assert check(project, home).returncode == 0
+    _damage(entries(home, "built") + entries(home, "check"), "flipped")
+    (project / "data" / "system.yaml").write_text((project / "data" / "system.yaml").read_text() + "unknown_key: 1\n")
+    assert check(project, home).returncode == 1
+
+
+def test_no_cache_reads_and_writes_nothing(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "cache"
+    result = check(project, home, "--no-cache")
+    assert result.returncode == 0, result.stdout
+    assert not (home / "cadence-rules" / "built").exists() and not (home / "cadence-rules" / "check").exists()
+
+
+def test_a_link_out_of_the_project_turns_the_check_memo_off(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / "content" / "elsewhere").symlink_to(outside)
+    assert cache.project_digest(project, "data", "content") is None
+    home = tmp_path / "cache"
+    result = check(project, home)
+    assert result.returncode == 1 and "unsafe-path" in result.stdout
+    assert not entries(home, "check")
+
+
+def _same(a: Any, b: Any) -> None:
+    """Two located values alike in type, value, place and written form, all the way down."""
+    assert type(a) is type(b)
+    if isinstance(a, (LocStr, LocInt, LocFloat, YMap, YList)):
+        assert a.loc == b.loc
+    if isinstance(a, (LocInt, LocFloat)):
+        assert a.source == b.source
+    if isinstance(a, YMap):
+        assert list(a) == list(b) and a.key_locs == b.key_locs
+        for name in a:
+            _same(a[name], b[name])
+    elif isinstance(a, YList):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("folder", ["data", "examples/wasteland-tactics/data"])
+def test_a_cached_file_reads_back_as_parsed(folder: str) -> None:
+    """Every shipped data file, through the cache's encoding and back: the same values, places and problems."""
+    files = sorted((REPO / folder).rglob("*.yaml"))
+    assert files
+    for path in files:
+        rel = path.relative_to(REPO).as_posix()
+        body, problems = parse_yaml(path.read_text(encoding="utf-8"), rel)
+        assert body is not None
+        stored = marshal.loads(marshal.dumps(loader._encode_document(body, problems)))
+        document, read_back = loader._decode_document(stored, rel)
+        _same(body, document.body)
+        assert read_back == problems
+
+
+def test_values_yaml_reads_otherwise_keep_their_problems_through_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = tmp_path / "x.yaml"
+    path.write_text("a: 1\nb: +2\nc: 1.50\na: 3\nd: [yes, 'no', ~, 1e3]\n")
+    parsed = loader.load_file(path, "data/x.yaml")
+    assert entries(tmp_path / "cache", "parsed")
+    cached = loader.load_file(path, "data/x.yaml")
+    assert parsed[0] is not None and cached[0] is not None
+    _same(parsed[0].body, cached[0].body)
+    assert [str(p) for p in parsed[1]] == [str(p) for p in cached[1]] and len(parsed[1]) == 4
+
+
+def test_every_file_the_check_reads_is_in_the_project_digest(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An in-process check, watched through an audit hook: changing any project file it opens changes the digest.
+
+    This is what makes the memo sound; a new check that reads a new kind of file fails here.
+    """
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    (project / "data" / "core" / "notes.txt").write_text("any file under data/ may be an erratum's patch target\n")
+    opened: list[str] = []
+    watching = [True]
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if watching and event == "open" and isinstance(args[0], (str, Path)):
+            opened.append(os.path.realpath(args[0]))
+
+    sys.addaudithook(hook)  # an audit hook cannot be removed; it stops recording below
+    try:
+        load_project(project)
+    finally:
+        watching.clear()
+    top = os.path.realpath(project)
+    read = sorted({p for p in opened if p.startswith(top + os.sep)})
+    assert any(p.endswith(".yaml") for p in read) and any(p.endswith(".md") for p in read)
+    before = cache.project_digest(project, "data", "content")
+    for path in [*read, str(project / "data" / "core" / "notes.txt")]:
+        original = Path(path).read_bytes()
+        Path(path).write_bytes(original + b" ")
+        assert cache.project_digest(project, "data", "content") != before, path
+        Path(path).write_bytes(original)
+    assert cache.project_digest(project, "data", "content") == before
+
+
+def _same_record(a: Any, b: Any, where: str = "") -> None:
+    """Two built values alike in type, value and place all the way down, records field by field."""
+    assert type(a) is type(b), where
+    if isinstance(a, Record):
+        assert a.loc == b.loc, where
+        for f in dataclasses.fields(a):
+            _same_record(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), where
+        for (key, value), (other_key, other) in zip(a.items(), b.items(), strict=True):
+            _same_record(key, other_key, where)
+            _same_record(value, other, f"{where}.{key}")
+        if isinstance(a, YMap):
+            assert a.loc == b.loc and a.key_locs == b.key_locs, where
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        if isinstance(a, YList):
+            assert a.loc == b.loc, where
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same_record(x, y, f"{where}[{index}]")
+    else:
+        _same(a, b)
+
+
+@pytest.mark.parametrize("folder", ["data", "examples/wasteland-tactics/data", "tests/fixtures/mini/data"])
+def test_a_stored_record_reads_back_as_built(folder: str) -> None:
+    """Every shipped data file's record, through the cache's encoding and back: the same records, values and places."""
+    files = sorted((REPO / folder).rglob("*.yaml"))
+    assert files
+    for path in files:
+        rel = path.relative_to(REPO).as_posix()
+        body, read = parse_yaml(path.read_text(encoding="utf-8"), rel)
+        assert body is not None
+        built = (rel, *build_document(body, rel))
+        assert built[2] is not None
+        read_back, again = stored.decode_built(marshal.loads(marshal.dumps(stored.encode_built(read, built))))
+        _same_record(built, again, rel)
+        assert read_back == read
+
+
+def test_a_stored_record_with_problems_reads_back_with_them(tmp_path: Path) -> None:
+    """A file whose record fails to build, and one with reading and building problems: the same problems."""
+    for text in ("module:\n  id: Bad Id\n  title: 3\n  colour: red\n", "system:\n  name: x\n  a: 1\n  a: 2\n  b: +2\n"):
+        body, read = parse_yaml(text, "data/x.yaml")
+        assert body is not None
+        built = ("data/x.yaml", *build_document(body, "data/x.yaml"))
+        assert built[3] or read
+        read_back, again = stored.decode_built(marshal.loads(marshal.dumps(stored.encode_built(read, built))))
+        _same_record(built, again)
+        assert read_back == read and [p.data_path for p in again[3]] == [p.data_path for p in built[3]]
+
+
+def test_the_digest_reads_as_much_of_a_file_as_the_check(project: Path) -> None:
+    """A huge file is not hashed whole (the check reads one byte past the limit and stops), yet a change within
+    what the check reads, or in the size it reports, changes the digest."""
+    assert cache.READ_LIMIT == loader.MAX_FILE_BYTES + 1
+    huge = project / "data" / "huge.yaml"
+    huge.write_bytes(b"a: 1\n" + b"#" * (loader.MAX_FILE_BYTES + 10))
+    before = cache.project_digest(project, "data", "content")
+    with huge.open("r+b") as handle:
+        handle.seek(loader.MAX_FILE_BYTES + 5)
+        handle.write(b"!")  # beyond what the check reads: the same check, the same digest
+    assert cache.project_digest(project, "data", "content") == before
+    with huge.open("r+b") as handle:
+        handle.seek(2)
+        handle.write(b"2")
+    edited = cache.project_digest(project, "data", "content")
+    assert edited != before
+    with huge.open("ab") as handle:
+        handle.write(b"#")  # only the size changes within what the check sees: it reports the size
+    assert cache.project_digest(project, "data", "content") != edited
