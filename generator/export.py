@@ -20,6 +20,7 @@ from .model import (
     BuiltModel,
     Composition,
     CostRules,
+    GameSize,
     Labels,
     Model,
     Module,
@@ -90,7 +91,6 @@ class _ListExporter:
         self.weapons: dict[str, Any] = {}
         self.upgrades: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
-        self._rule_ids: dict[int, str] = {}
 
     def _key(self, kind: str, obj: Any) -> str:
         """A stable id for a weapon or upgrade object: its slug, numbered on a clash within the list."""
@@ -106,22 +106,7 @@ class _ListExporter:
 
     def rule_uses(self, uses: tuple[str, ...]) -> list[dict[str, Any]]:
         """Each use as written, with the id of the rule it names (None when it names none)."""
-        out = []
-        for use in uses:
-            found = self.project.rule(use, self.scope)
-            out.append({"text": str(use), "rule": self.rule(found.item, found.scope) if found else None})
-        return out
-
-    def rule(self, rule: SpecialRule, scope_key: str) -> str:
-        if id(rule) in self._rule_ids:
-            return self._rule_ids[id(rule)]
-        key = f"{scope_key}#{rule.id or slugify(rule.name)}"
-        if key not in self.rules:
-            from .render import plain
-
-            self.rules[key] = {"name": rule.name, "title": self.project.rule_title(rule), "kind": rule.kind, "text": plain(rule.text)}
-        self._rule_ids[id(rule)] = key
-        return key
+        return _rule_uses(self.project, self.rules, uses, self.scope)
 
     def weapon(self, weapon: Weapon) -> str:
         key = self._key("w", weapon)
@@ -295,6 +280,46 @@ class _ListExporter:
         }
 
 
+def _rule_uses(project: Project, rules: dict[str, Any], uses: Iterable[str], scope: Scope) -> list[dict[str, Any]]:
+    """Each use (or rule name) as written, with the id of the rule it names in `scope` (None when it names none);
+    each rule named is added to the document's `rules` under that id."""
+    out = []
+    for use in uses:
+        found = project.rule(use, scope)
+        out.append({"text": str(use), "rule": _rule(project, rules, found.item, found.scope) if found else None})
+    return out
+
+
+def _rule(project: Project, rules: dict[str, Any], rule: SpecialRule, scope_key: str) -> str:
+    """The rule's id in the document (`<scope>#<id>`: the same wherever it is named from)."""
+    key = f"{scope_key}#{rule.id or slugify(rule.name)}"
+    if key not in rules:
+        from .render import plain
+
+        rules[key] = {"name": rule.name, "title": project.rule_title(rule), "kind": rule.kind, "text": plain(rule.text)}
+    return key
+
+
+def _game_size(project: Project, module: Module, size: GameSize, rules: dict[str, Any]) -> dict[str, Any]:
+    """A game size: its points, and the unit counts and special rules that hold in a game of exactly `limit` points."""
+    scope = project.module_scope(module.id)
+    return {
+        "name": size.name,
+        "points": size.points,
+        "limit": _number(size.points),
+        "category_units": {k: _range(r) for k, r in size.category_units.items()} if size.category_units else None,
+        "excluded_rules": _rule_uses(project, rules, size.excluded_rules, scope),
+        "rule_ratios": [
+            {
+                "rule": _rule_uses(project, rules, (ratio.rule,), scope)[0],
+                "max": ratio.max,
+                "without": _rule_uses(project, rules, ratio.without, scope),
+            }
+            for ratio in size.rule_ratios
+        ],
+    }
+
+
 def _composition(composition: Composition | None, unit_ids: dict[str, str]) -> dict[str, Any]:
     """How many models a unit has and how often an army takes it, with other units named by id."""
     if composition is None:
@@ -321,7 +346,7 @@ def _plain(text: str) -> str:
     return plain(text) if text else ""
 
 
-def _module_info(project: Project, module: Module) -> dict[str, Any]:
+def _module_info(project: Project, module: Module, rules: dict[str, Any]) -> dict[str, Any]:
     building = module.army_building
     terms = module.terms.over(project.system.labels)
     return {
@@ -351,15 +376,7 @@ def _module_info(project: Project, module: Module) -> dict[str, Any]:
             "reinforcements": {"name": building.reinforcements.name, "points": building.reinforcements.points}
             if building.reinforcements
             else None,
-            "game_sizes": [
-                {
-                    "name": g.name,
-                    "points": g.points,
-                    "limit": _number(g.points),
-                    "category_units": {k: _range(r) for k, r in g.category_units.items()} if g.category_units else None,
-                }
-                for g in building.game_sizes
-            ],
+            "game_sizes": [_game_size(project, module, g, rules) for g in building.game_sizes],
             "cost": {
                 "surcharges": [{"min_upgrades": s.min_upgrades, "points": s.points} for s in building.cost.surcharges],
                 "weapons_count_as_upgrades": building.cost.weapons_count_as_upgrades,
@@ -392,7 +409,7 @@ def export_module(project: Project, module: Module) -> ModuleExport:
                 for kind in ("model", "weapon")
             },
         },
-        "module": _module_info(project, module),
+        "module": _module_info(project, module, rules),
         "lists": lists,
         "rules": rules,
         "messages": roster_messages(project.system.labels),

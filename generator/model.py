@@ -340,6 +340,12 @@ class Labels(Record):
     roster_no_reinforcements: str = roster_message(
         "roster-no-reinforcements", "'{unit}' wird als Verstärkung zurückgehalten, aber {module} hat keine"
     )
+    roster_excluded_rule: str = roster_message(
+        "roster-excluded-rule", "'{unit}' hat {rule} und darf in der Spielgröße '{size}' nicht gewählt werden"
+    )
+    roster_rule_ratio: str = roster_message(
+        "roster-rule-ratio", "die Armee hat {count} Einheiten mit {rule}; {max} je Einheit ohne {without} erlaubt {allowed}"
+    )
     roster_link: str = roster_message("roster-link", "die Armeeliste in diesem Link war nicht lesbar; nichts wurde daraus geladen")
 
     def say(self, key: str, **values: str) -> str:
@@ -516,6 +522,22 @@ class Category(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RuleRatio(Record):
+    """Units with a special rule allowed for every unit without some others ('0-1 Transport for every unit that is
+    not a Vehicle'): a game size's counterpart of a unit's `per_unit`, with special rules in place of units.
+
+    A unit has a rule when any of its models does. The units counted are those the army takes that have none
+    of the `without` rules and are not themselves limited by this ratio (a transport does not allow itself).
+    """
+
+    rule: str = field(metadata=doc("The special rule (by name) of the units limited.", example="Transport"))
+    max: int = field(default=1, metadata=doc("How many such units for every unit counted.", example=2))
+    without: tuple[str, ...] = field(
+        metadata=doc("Special rules (by name): every unit with none of them allows `max` units more.", example=["Vehicle"])
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class GameSize(Record):
     """A recommended game size."""
 
@@ -525,6 +547,16 @@ class GameSize(Record):
     category_units: dict[str, Range] = field(
         default_factory=dict,
         metadata=doc("Units of each category (by id) in games of exactly these points, in place of the categories' own counts."),
+    )
+    excluded_rules: tuple[str, ...] = field(
+        default=(),
+        metadata=doc(
+            "Special rules (by name) that no unit may have in games of exactly these points: a unit any of whose models has one is not allowed.",
+            example=["Vehicle"],
+        ),
+    )
+    rule_ratios: tuple[RuleRatio, ...] = field(
+        default=(), metadata=doc("Units with a special rule allowed for every unit without others, in games of exactly these points.")
     )
 
 

@@ -592,11 +592,16 @@ def _check_army(
     _check_max_units(building, len(kept), verdict)
     _check_budgets(building, roster, costs, currency, verdict, reserve)
     game = roster["points"] if roster["points"] is not None else building.get("budget")
-    sized = _category_units(building, roster["points"])
+    sizes = _game_sizes(building, roster["points"])
+    sized = next((g["category_units"] for g in sizes if g["category_units"] is not None), None)
     for category in building.get("categories", []):
         members = [(u, c) for _, u, c in kept if u["category"] == category["id"] or _counts_as(building, u["category"]) == category["id"]]
         units = sized.get(category["id"]) if sized is not None else category["units"]
         _check_category({**category, "units": units}, [c for _, c in members], verdict.total, game, currency, verdict)
+    for size in sizes:
+        _check_excluded_rules(size, kept, verdict)
+        for ratio in size["rule_ratios"]:
+            _check_rule_ratio(ratio, kept, verdict)
 
 
 def _check_times_taken(army: dict[str, Any], unit: dict[str, Any], counts: dict[str, int], verdict: Verdict) -> None:
@@ -667,10 +672,47 @@ def _check_budgets(
             verdict.add("error", "roster-item-budget", "units", over=over, currency=currency, each=each, pool=pool)
 
 
-def _category_units(building: dict[str, Any], points: int | None) -> dict[str, Any] | None:
-    """The unit counts of a game size of exactly these points that sets its own (a small game with one command unit), or None."""
-    sizes = [g for g in building.get("game_sizes", []) if g["category_units"] is not None and g["limit"] == points]
-    return sizes[0]["category_units"] if sizes else None
+def _game_sizes(building: dict[str, Any], points: int | None) -> list[dict[str, Any]]:
+    """The game sizes of exactly these points: their own unit counts (a small game with one command unit) and
+    special rules hold."""
+    return [g for g in building.get("game_sizes", []) if g["limit"] == points]
+
+
+def _rules_of(unit: dict[str, Any]) -> set[str]:
+    """The special rules (by id) a unit has: those of any of its models."""
+    return {use["rule"] for model in unit["models"] for use in model["rules"] if use["rule"] is not None}
+
+
+def _check_excluded_rules(size: dict[str, Any], kept: list[tuple[int, dict[str, Any], int]], verdict: Verdict) -> None:
+    """No unit with a special rule the game size keeps out (no Vehicle in a small game); each unit is told once."""
+    for i, unit, _cost in kept:
+        rules = _rules_of(unit)
+        named = next((n for n in size["excluded_rules"] if n["rule"] in rules), None)
+        if named is not None:
+            verdict.add("error", "roster-excluded-rule", f"units[{i}].unit", unit=unit["name"], rule=named["text"], size=size["name"])
+
+
+def _check_rule_ratio(ratio: dict[str, Any], kept: list[tuple[int, dict[str, Any], int]], verdict: Verdict) -> None:
+    """So many units with a rule for every unit with none of some others (0-1 Transport for every unit not a Vehicle).
+
+    A unit limited by the ratio does not count towards it, whatever rules it lacks.
+    """
+    rule, without = ratio["rule"]["rule"], {w["rule"] for w in ratio["without"]}
+    limited = sum(1 for _, unit, _ in kept if rule is not None and rule in _rules_of(unit))
+    counted = sum(1 for _, unit, _ in kept if not _rules_of(unit) & (without | {rule}))
+    allowed = ratio["max"] * counted
+    if limited > allowed:
+        words = " / ".join(w["text"] for w in ratio["without"])
+        verdict.add(
+            "error",
+            "roster-rule-ratio",
+            "units",
+            count=limited,
+            rule=ratio["rule"]["text"],
+            max=ratio["max"],
+            without=words,
+            allowed=allowed,
+        )
 
 
 def _check_category(category: dict[str, Any], costs: list[int], total: int, game: int | None, currency: str, verdict: Verdict) -> None:

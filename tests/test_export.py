@@ -44,6 +44,8 @@ def test_names_are_resolved_to_ids_with_profiles_costs_and_rule_texts(exported: 
         "points": "500-1000",
         "limit": 1000,
         "category_units": None,
+        "excluded_rules": [],
+        "rule_ratios": [],
     }
     marauders = next(army for army in fracture["lists"] if army["id"] == "marauders")
     warlord = next(u for u in marauders["units"] if u["name"] == "Warlord")
@@ -107,3 +109,18 @@ def test_swaps_say_what_they_give_up(exported: Path) -> None:
     assert swap["gives_up"] == [] and swap["models"] == 2
     assert set(swap["in_place_of"]) == set(grunts["weapons"]["options"][0]["weapons"]) | set(grunts["weapons"]["options"][1]["weapons"])
     assert halo["module"]["army_building"]["reinforcements"] == {"name": "Reinforcements", "points": 100}
+
+
+def test_game_sizes_name_their_rules_by_id(tmp_path: Path) -> None:
+    """Wasteland: no Vehicle in the small game, one Transport for every unit that is not a Vehicle above it;
+    each rule as written and by the id its units' models use (Monster is Vehicle's other name)."""
+    assert main(["-C", str(REPO / "examples" / "wasteland-tactics"), "export", "--out", str(tmp_path)]) == 0
+    document = json.loads((tmp_path / "core-rules.json").read_text(encoding="utf-8"))
+    small, medium, large = document["module"]["army_building"]["game_sizes"]
+    vehicle = {"text": "Vehicle", "rule": "core-rules#vehicle"}
+    assert small["excluded_rules"] == [vehicle] and small["rule_ratios"] == []
+    ratio = {"rule": {"text": "Transport", "rule": "core-rules#transport"}, "max": 1, "without": [vehicle]}
+    assert medium["rule_ratios"] == large["rule_ratios"] == [ratio] and medium["excluded_rules"] == []
+    assert document["rules"]["core-rules#transport"]["title"] == "Transport X"
+    carrier = next(u for u in document["lists"][0]["units"] if u["name"] == "Troop Carrier")
+    assert {use["rule"] for use in carrier["models"][0]["rules"]} >= {"core-rules#vehicle", "core-rules#transport"}

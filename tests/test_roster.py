@@ -376,3 +376,42 @@ def test_wasteland_small_game_takes_one_command_unit_and_any_others(tmp_path: Pa
     assert any(line.endswith("error[roster-category-min]: the army has 1 Troops units; it needs at least 3") for line in out) and code == 1
     code, out = run(capsys, roster(tmp_path, text + "  - unit: Commander\n    models: [{model: Commander}]\n"), project=WASTELAND)
     assert any(line.endswith("error[roster-category-max]: the army has 2 Command units; it may have at most 1") for line in out)
+
+
+CARRIER = "  - unit: Troop Carrier\n    models: [{model: Troop Carrier}]\n"
+
+
+def test_wasteland_small_game_takes_no_unit_with_vehicle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The small game keeps out every unit with Vehicle (the carrier, whose model has it); the medium game does not."""
+    text = (
+        "module: core-rules\nlist: Example Battle Group\npoints: 100\nunits:\n"
+        "  - unit: Commander\n    models: [{model: Commander}]\n" + CARRIER
+    )
+    path = roster(tmp_path, text)
+    code, out = run(capsys, path, project=WASTELAND)
+    rule = "'Troop Carrier' has Vehicle, which no unit may have in the game size 'Small patrol-sized game'"
+    # 40 + 60
+    assert out[0].endswith("total 100 points") and out[1:] == [f"{path}:7:11: error[roster-excluded-rule]: {rule}", "1 error, 0 warnings"]
+    assert code == 1
+    code, out = run(capsys, roster(tmp_path, text.replace("points: 100", "points: 1000")), project=WASTELAND)
+    assert not any("roster-excluded-rule" in line for line in out)
+
+
+def test_wasteland_takes_one_transport_for_every_unit_that_is_not_a_vehicle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Commander and three Rifle Squads allow four carriers in a medium (and a large) game; the tank and the
+    carriers themselves, being Vehicles, allow none."""
+    army = (
+        "module: core-rules\nlist: Example Battle Group\npoints: 1000\nunits:\n"
+        "  - unit: Commander\n    models: [{model: Commander}]\n"
+        + "  - unit: Rifle Squad\n    models: [{model: Rifleman, count: 5}]\n" * 3
+        + "  - unit: Battle Tank\n    models: [{model: Battle Tank}]\n"
+        + CARRIER * 4
+    )
+    code, out = run(capsys, roster(tmp_path, army), project=WASTELAND)
+    # 40 + 3 × 5 × 10 + 150 + 4 × 60
+    assert out[0].endswith("total 580 points") and out[-1] == "no problems found" and code == 0
+    for points in (1000, 2000):
+        path = roster(tmp_path, army.replace("points: 1000", f"points: {points}") + CARRIER)
+        code, out = run(capsys, path, project=WASTELAND)
+        ratio = "the army has 5 units with Transport; 1 for every unit without Vehicle allows 4"
+        assert out[1:] == [f"{path}:4:1: error[roster-rule-ratio]: {ratio}", "1 error, 0 warnings"] and code == 1

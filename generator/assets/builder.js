@@ -427,8 +427,9 @@
       if (over > pool) verdict.add("error", "roster-item-budget", "units", { over: over, currency: currency, each: each, pool: pool });
     }
     var game = roster.points !== null ? roster.points : (building.budget === undefined ? null : building.budget);
-    // A game size of exactly these points may set its own unit counts (roster._category_units).
-    var sized = (building.game_sizes || []).filter(function (g) { return g.category_units !== null && g.limit === roster.points; });
+    // The game sizes of exactly these points: their own unit counts and special rules hold (roster._game_sizes).
+    var sizes = (building.game_sizes || []).filter(function (g) { return g.limit === roster.points; });
+    var sized = sizes.filter(function (g) { return g.category_units !== null; });
     (building.categories || []).forEach(function (category) {
       var members = kept.filter(function (k) { return k.unit.category === category.id || countsAs(building, k.unit.category) === category.id; });
       var points = sum(members, function (k) { return k.cost; });
@@ -453,6 +454,41 @@
         verdict.add("error", "roster-category-size", "units", { category: name, min: least, currency: currency });
       }
     });
+    sizes.forEach(function (size) {
+      checkExcludedRules(size, kept, verdict);
+      size.rule_ratios.forEach(function (ratio) { checkRuleRatio(ratio, kept, verdict); });
+    });
+  }
+
+  /** The special rules (by id) a unit has: those of any of its models (roster._rules_of). */
+  function rulesOf(unit) {
+    var out = [];
+    unit.models.forEach(function (m) {
+      m.rules.forEach(function (use) { if (use.rule !== null && out.indexOf(use.rule) < 0) out.push(use.rule); });
+    });
+    return out;
+  }
+
+  /** No unit with a rule the game size keeps out; each unit is told once (roster._check_excluded_rules). */
+  function checkExcludedRules(size, kept, verdict) {
+    kept.forEach(function (k) {
+      var rules = rulesOf(k.unit);
+      var named = size.excluded_rules.filter(function (n) { return rules.indexOf(n.rule) >= 0; })[0];
+      if (named) verdict.add("error", "roster-excluded-rule", "units[" + k.index + "].unit", { unit: k.unit.name, rule: named.text, size: size.name });
+    });
+  }
+
+  /** So many units with a rule for every unit with none of some others (roster._check_rule_ratio). */
+  function checkRuleRatio(ratio, kept, verdict) {
+    var rule = ratio.rule.rule;
+    var without = ratio.without.map(function (w) { return w.rule; }).concat([rule]);
+    var limited = kept.filter(function (k) { return rule !== null && rulesOf(k.unit).indexOf(rule) >= 0; }).length;
+    var counted = kept.filter(function (k) { return !intersects(rulesOf(k.unit), without); }).length;
+    var allowed = ratio.max * counted;
+    if (limited > allowed) {
+      var words = ratio.without.map(function (w) { return w.text; }).join(" / ");
+      verdict.add("error", "roster-rule-ratio", "units", { count: limited, rule: ratio.rule.text, max: ratio.max, without: words, allowed: allowed });
+    }
   }
 
   function evaluate(data, roster, verdict) {

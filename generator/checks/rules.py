@@ -66,7 +66,8 @@ def check_rule_uses(run: CheckRun) -> Iterator[Problem]:
 def _unknown(ref: RuleRef) -> Problem:
     assert ref.scope is not None  # data is always read in a scope
     names = [n for s in ref.scope.chain() for r in s.unique_rules() for n in (r.name, *r.aliases)]
-    message = f"{ref.owner} uses special rule '{ref.use}', which is not defined in {scope_names(ref.scope)}"
+    verb = "names" if ref.named else "uses"
+    message = f"{ref.owner} {verb} special rule '{ref.use}', which is not defined in {scope_names(ref.scope)}"
     return error(ref.where, "unknown-rule", message, did_you_mean(ref.parsed.name, names))
 
 
@@ -92,6 +93,17 @@ def _use(project: Project, ref: RuleRef) -> Iterator[Problem]:
         yield error(
             where, "rule-name", f"{name} writes '{parsed.name}', but the rule is named '{rule.name}'", f"did you mean '{rule.name}'?"
         )
+    if ref.named:
+        if parsed.value is not None:
+            yield error(where, "rule-arity", f"{name} names '{rule.name}' with a value ({parsed.value}); name the rule alone")
+    else:
+        yield from _arity(project, ref)
+
+
+def _arity(project: Project, ref: RuleRef) -> Iterator[Problem]:
+    """A value exactly when the rule takes one, in one of the value forms it accepts."""
+    assert ref.found is not None
+    rule, parsed, name, where = ref.found.item, ref.parsed, ref.owner, ref.where
     if rule.parameter and parsed.value is None and not rule.parameter_optional:
         message = f"{name} uses '{rule.name}' without a value; the rule is {project.rule_title(rule)}"
         yield error(where, "rule-arity", message, f"write '{project.use_text(rule.name, 'value')}'")

@@ -63,9 +63,14 @@ class Binder:
         for use in uses:
             self.out.rules.append(self._rule_ref(use, at(use, owner), scope, name, page, kind))
 
-    def _rule_ref(self, use: str, where: Location, scope: Scope, name: str, page: str, kind: str | None) -> RuleRef:
+    def _rule_ref(self, use: str, where: Location, scope: Scope, name: str, page: str, kind: str | None, named: bool = False) -> RuleRef:
         parsed = self.project.parse_use(use, scope)
-        return RuleRef(use, where, name, scope, page, kind, parsed, self.project.rule(use, scope))
+        return RuleRef(use, where, name, scope, page, kind, parsed, self.project.rule(use, scope), named=named)
+
+    def rule_names(self, names: Any, scope: Scope, owner: Record, name: str, page: str) -> None:
+        """Rules named as themselves, not used with a value (`Transport`, of the rule Transport X)."""
+        for use in names:
+            self.out.rules.append(self._rule_ref(use, at(use, owner), scope, name, page, "unit", named=True))
 
     def markdown(self, text: str | None, scope: Scope, owner: Record, page: str) -> None:
         """[[Rule]] links in Markdown written in data."""
@@ -111,12 +116,22 @@ class Binder:
         for erratum in module.errata:
             self.out.pages.append(PageRef(erratum.page, at(erratum.page, erratum), "erratum", erratum.page in self.page_paths, False))
         if module.army_building:
+            self.game_sizes(module, scope, page)
             ids = {c.id: c for c in module.army_building.categories}
             for category in module.army_building.categories:
                 if category.counts_as:
                     target = ids.get(category.counts_as)
                     where = at(category.counts_as, category)
                     self.out.categories.append(CategoryRef(category.counts_as, where, category.id, module, target, counts_as=True))
+
+    def game_sizes(self, module: Module, scope: Scope, page: str) -> None:
+        """The special rules a game size keeps out of an army or limits, named in the module's scope."""
+        assert module.army_building is not None
+        for size in module.army_building.game_sizes:
+            where = f"game size '{size.name}'"
+            self.rule_names(size.excluded_rules, scope, size, where, page)
+            for ratio in size.rule_ratios:
+                self.rule_names((ratio.rule, *ratio.without), scope, ratio, where, page)
 
     def special_rules(self, rules: tuple[SpecialRule, ...], scope: Scope, page: str) -> None:
         for rule in rules:

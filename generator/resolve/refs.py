@@ -27,6 +27,7 @@ class RuleRef:
     parsed: RuleUse
     found: Found[SpecialRule] | None
     in_content: bool = False
+    named: bool = False  # the rule itself, named (a game size's excluded rules): no value is given or needed
 
 
 @dataclass(frozen=True)
