@@ -11,6 +11,7 @@ import marshal
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -157,15 +158,21 @@ def _same(a: Any, b: Any) -> None:
         assert a == b
 
 
-@pytest.mark.parametrize("folder", ["data", "examples/wasteland-tactics/data"])
-def test_a_cached_file_reads_back_as_parsed(folder: str) -> None:
-    """Every shipped data file, through the cache's encoding and back: the same values, places and problems."""
+def _parsed_files(folder: str) -> Iterator[tuple[str, Any, list[Any]]]:
+    """Every data file under `folder` as the loader parses it: its path, located body and read problems."""
     files = sorted((REPO / folder).rglob("*.yaml"))
     assert files
     for path in files:
         rel = path.relative_to(REPO).as_posix()
         body, problems = parse_yaml(path.read_text(encoding="utf-8"), rel)
         assert body is not None
+        yield rel, body, problems
+
+
+@pytest.mark.parametrize("folder", ["data", "examples/wasteland-tactics/data"])
+def test_a_cached_file_reads_back_as_parsed(folder: str) -> None:
+    """Every shipped data file, through the cache's encoding and back: the same values, places and problems."""
+    for rel, body, problems in _parsed_files(folder):
         stored = marshal.loads(marshal.dumps(loader._encode_document(body, problems)))
         document, read_back = loader._decode_document(stored, rel)
         _same(body, document.body)
@@ -242,12 +249,7 @@ def _same_record(a: Any, b: Any, where: str = "") -> None:
 @pytest.mark.parametrize("folder", ["data", "examples/wasteland-tactics/data", "tests/fixtures/mini/data"])
 def test_a_stored_record_reads_back_as_built(folder: str) -> None:
     """Every shipped data file's record, through the cache's encoding and back: the same records, values and places."""
-    files = sorted((REPO / folder).rglob("*.yaml"))
-    assert files
-    for path in files:
-        rel = path.relative_to(REPO).as_posix()
-        body, read = parse_yaml(path.read_text(encoding="utf-8"), rel)
-        assert body is not None
+    for rel, body, read in _parsed_files(folder):
         built = (rel, *build_document(body, rel))
         assert built[2] is not None
         read_back, again = stored.decode_built(marshal.loads(marshal.dumps(stored.encode_built(read, built))))
