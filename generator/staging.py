@@ -388,7 +388,16 @@ def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = No
 
     Warnings in the data are returned on `Staged.loaded`; errors raise `StagingError`. `cache` keeps
     rendered pages for the next staging (`cadence serve`).
+
+    The cycle collector stays paused throughout: loading, rendering and writing allocate millions of
+    objects that live on until the site is written, and its passes over them (resumed after loading,
+    the first ones walk every object loading made) found nothing, a sixth of staging's time at 10x.
     """
+    with collector_paused():
+        return _stage(root, target, site_dir, cache)
+
+
+def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) -> Staged:
     config = read_config(root)
     options = read_options(config)
     content_dir = str(config.get("docs_dir", "docs"))
@@ -478,15 +487,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="warnings count as problems")
     parser.add_argument("--search-entries", type=Path, help="write the site's search entries to this file (JSON)")
     args = parser.parse_args(argv)
-    try:
-        staged = stage(args.root, args.target, args.target / "site")
-    except StagingError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 1
-    assert staged.loaded is not None and staged.loaded.project is not None and staged.generated is not None
-    if args.search_entries is not None:
-        search_data(staged.loaded.project, staged.generated.site_map, staged.loaded.content).write(args.search_entries)
+    with collector_paused():  # as in `stage`: the search entries too walk only what lives on
+        try:
+            staged = stage(args.root, args.target, args.target / "site")
+        except StagingError as exc:
+            for problem in exc.problems:
+                print(problem, file=sys.stderr)
+            return 1
+        assert staged.loaded is not None and staged.loaded.project is not None and staged.generated is not None
+        if args.search_entries is not None:
+            search_data(staged.loaded.project, staged.generated.site_map, staged.loaded.content).write(args.search_entries)
     problems = staged.loaded.problems
     for problem in problems:
         print(problem, file=sys.stderr)
