@@ -102,6 +102,8 @@ class Renderer:
         self.terms: dict[str, str] = module_terms(None, self.project.system.labels)
         #: The rules this page links to, by where they are defined: the page's "rules used" list.
         self.used: dict[tuple[str, str], SpecialRule] = {}
+        #: This page's rule links by (use, scope key): what `rule_link` gives, where it points, the rule.
+        self._links: dict[tuple[str, str], tuple[str | None, tuple[str, str] | None, Any]] = {}
         self._last_changes: dict[tuple[str, str], Any] | None = None
         self._templates: dict[str, jinja2.Template] = {}
         self._sections: dict[tuple[str, int], Section] | None = None
@@ -119,7 +121,7 @@ class Renderer:
         """A page in the words of `module` (its terms over the system's labels), or of the system alone."""
         self.page, self.scope = page, scope
         self.plan = self.map.plans.get(page)
-        self.used = {}
+        self.used, self._links = {}, {}
         self.terms = module_terms(module, self.project.system.labels)
         return tidy(self.template(template).render(site=self, module=module, terms=self.terms, **context))
 
@@ -176,7 +178,7 @@ class Renderer:
         scope_key = self.resolved.page_scopes.get(page)
         scope = self.project.scopes.get(scope_key) if scope_key else None
         self.page, self.scope, self.plan = page, scope, None
-        self.used = {}
+        self.used, self._links = {}, {}
 
         def replace(match: re.Match[str]) -> str:
             found, _ = find_directives(match.group(0), "")
@@ -201,6 +203,9 @@ class Renderer:
         return self.template("module_cards.md.j2").render(site=self, modules=modules)
 
     def link_rules(self, text: str, scope: Scope | None) -> str:
+        if "[[" not in text:  # most data texts link no rule: no substitution to run
+            return text
+
         def replace(match: re.Match[str]) -> str:
             use = match["use"].strip()
             return self.rule_link(use, scope) or escape_text(use)
@@ -236,23 +241,40 @@ class Renderer:
         return "".join(f" {escape_text(profile.get(c.key, ''))} |" for c in columns)
 
     def rule_link(self, use: str, scope: Scope | None = None) -> str | None:
+        """A use of a rule as a link to its definition with its text as tooltip (None if it names no rule).
+
+        Memoised per page: a list page names the same few rules in row after row.
+        """
         scope = scope or self.scope
         if scope is None:
             return None
+        key = (use, scope.key)
+        if key in self._links:
+            link, place, rule = self._links[key]
+            if place is not None:
+                self.used.setdefault(place, rule)
+            return link
+        found = self._links[key] = self._rule_link(use, scope)
+        if found[1] is not None:
+            self.used.setdefault(found[1], found[2])
+        return found[0]
+
+    def _rule_link(self, use: str, scope: Scope) -> tuple[str | None, tuple[str, str] | None, Any]:
+        """(link, (page, anchor) the link points at, the rule) for one use in one scope, on this page."""
         found = self.resolved.rule(use, scope.key)
         if found is None:
-            return None
+            return None, None, None
         place = self.map.rule_place(found.scope, found.item)
         if place is None:
-            return escape_text(use)
+            return escape_text(use), None, None
         page, anchor = place
-        self.used.setdefault((page, anchor), found.item)
         value = self.project.parse_use(use, scope).value
         # The value a use gives the rule's parameter, for the rule's pop-up; percent-encoded, so no
         # character of it can end the attribute.
         given = f' data-rule-value="{quote(value, safe="")}"' if value and value != found.item.parameter else ""
         attrs = f"{{ .rule-link{given} }}"
-        return f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}"){attrs}'
+        link = f'[{escape_text(use)}]({relative_link(self.page, page, anchor)} "{title_attr(found.item.text)}"){attrs}'
+        return link, (page, anchor), found.item
 
     def rules_used(self) -> list[tuple[SpecialRule, str, str]]:
         """(rule, link to its definition, anchor here) for each rule this page has linked so far, by name.
