@@ -91,6 +91,9 @@ class _ListExporter:
         self.weapons: dict[str, Any] = {}
         self.upgrades: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
+        #: Lookups the list's units repeat (the same weapon list or rule in unit after unit), made once.
+        self._named: dict[str, list[str]] = {}
+        self._uses: dict[tuple[str, ...], list[dict[str, Any]]] = {}
 
     def _key(self, kind: str, obj: Any) -> str:
         """A stable id for a weapon or upgrade object: its slug, numbered on a clash within the list."""
@@ -106,7 +109,11 @@ class _ListExporter:
 
     def rule_uses(self, uses: tuple[str, ...]) -> list[dict[str, Any]]:
         """Each use as written, with the id of the rule it names (None when it names none)."""
-        return _rule_uses(self.project, self.rules, uses, self.scope)
+        key = tuple(uses)
+        found = self._uses.get(key)
+        if found is None:
+            found = self._uses[key] = _rule_uses(self.project, self.rules, key, self.scope)
+        return [dict(use) for use in found]  # each place its own copy, as if looked up there
 
     def weapon(self, weapon: Weapon) -> str:
         key = self._key("w", weapon)
@@ -142,6 +149,12 @@ class _ListExporter:
 
     def weapons_named(self, name: str) -> list[str]:
         """A name in a unit's options: a weapon list (all its weapons) or one weapon."""
+        named = self._named.get(name)
+        if named is None:
+            named = self._named[name] = self._weapons_named(name)
+        return list(named)
+
+    def _weapons_named(self, name: str) -> list[str]:
         found_list = self.project.one("weapon_lists", name, self.scope)
         if found_list is not None:
             return [self.weapon(w) for w in found_list.weapons]
