@@ -182,6 +182,10 @@ def page_meta(generated: Generated, page: str, options: Options) -> dict[str, An
     return {}
 
 
+#: libyaml's loader and emitter where PyYAML has them, as for the engine config: a page's front matter
+#: reads and writes the same, several times faster.
+_FrontLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FrontDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 
@@ -193,7 +197,7 @@ def with_meta(text: str, meta: dict[str, Any]) -> str:
     body = text
     match = _FRONT_MATTER.match(text)
     if match:
-        loaded = yaml.safe_load(match[1])
+        loaded = yaml.load(match[1], Loader=_FrontLoader)
         front = dict(loaded) if isinstance(loaded, dict) else {}
         body = text[match.end() :]
     for key, value in meta.items():
@@ -202,7 +206,7 @@ def with_meta(text: str, meta: dict[str, Any]) -> str:
         else:
             front.setdefault(key, value)
     return (
-        "---\n" + yaml.safe_dump(_plain(front), sort_keys=False, allow_unicode=True).rstrip() + "\n---\n" + ("" if match else "\n") + body
+        "---\n" + yaml.dump(_plain(front), Dumper=_FrontDumper, sort_keys=False, allow_unicode=True).rstrip() + "\n---\n" + ("" if match else "\n") + body
     )
 
 
