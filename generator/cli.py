@@ -282,6 +282,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
     process: subprocess.Popen[bytes] | None = None
     cache = PageCache()  # the pages of the last staging: an edit re-renders only the pages it can change
+    cache.restore(root)  # at the start, the pages of the last build or serve of this project
 
     def stop(signum: int, _frame: object) -> None:
         raise SystemExit(128 + signum)  # the finally below stops the engine's server and removes the staging tree
@@ -290,6 +291,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         try:
             config_file = stage(root, work, work / "site", cache).config_file
+            cache.save(root)
         except StagingError as exc:
             _print_problems(exc.problems)
             return EXIT_PROBLEMS

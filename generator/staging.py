@@ -478,8 +478,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="warnings count as problems")
     parser.add_argument("--search-entries", type=Path, help="write the site's search entries to this file (JSON)")
     args = parser.parse_args(argv)
+    # The last build's pages, kept in the user's cache: a build after an edit renders only what it changes.
+    pages = PageCache()
+    pages.restore(args.root)
     try:
-        staged = stage(args.root, args.target, args.target / "site")
+        staged = stage(args.root, args.target, args.target / "site", pages)
+        pages.save(args.root)
     except StagingError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
