@@ -15,6 +15,11 @@ and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (els
 in the project, so a project cannot plant an entry; writes go to a temporary file renamed into place,
 so a reader never sees half an entry. `CADENCE_NO_CACHE=1` (or `cadence --no-cache`) turns it off.
 
+Entries no run has read or written for `KEEP_DAYS` days are removed, at most once a day, when a
+`cadence` command ends (`prune`): edited files leave their old records behind, and the cache would
+otherwise only grow. A read marks an
+entry used by its modification time, at most once a day per entry, so a hit costs no write.
+
 This module imports nothing heavy: `cadence check` on an unchanged project answers from here before
 the YAML parser, the model or the checks are imported.
 """
@@ -27,6 +32,7 @@ import marshal
 import os
 import sys
 import tempfile
+import time
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -40,6 +46,11 @@ _DIGEST = 20
 #: Libraries whose installed files are part of `generator_hash`: YAML parsing, Markdown and its
 #: sanitiser (unsafe_markup), the spelling dictionary.
 _LIBRARIES = ("yaml", "_yaml", "markdown", "nh3", "spellchecker")
+#: Entries (and word files) unused this long are removed.
+KEEP_DAYS = 30
+_DAY = 24 * 60 * 60
+#: Its modification time says when the cache was last pruned.
+_PRUNED = ".pruned"
 
 
 def enabled() -> bool:
@@ -116,9 +127,11 @@ def read(kind: str, entry: str) -> Any:
     if not enabled():
         return None
     try:
-        data = _path(kind, entry).read_bytes()
+        path = _path(kind, entry)
+        data = path.read_bytes()
     except OSError:  # none yet, unreadable, or no cache folder at all
         return None
+    mark_used(path)
     body = data[len(MAGIC) + _DIGEST :]
     if data[: len(MAGIC)] != MAGIC or data[len(MAGIC) : len(MAGIC) + _DIGEST] != hashlib.blake2b(body, digest_size=_DIGEST).digest():
         return None
@@ -144,6 +157,46 @@ def write(kind: str, entry: str, value: Any) -> None:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+def mark_used(path: Path) -> None:
+    """Note that an entry was used today (by its modification time), unless that is already known."""
+    with contextlib.suppress(OSError):
+        now = time.time()
+        if os.stat(path).st_mtime < now - _DAY:
+            os.utime(path, (now, now))
+
+
+def prune() -> list[Path]:
+    """Remove the entries and word files unused for `KEEP_DAYS` days, at most once a day; returns the removed."""
+    now = time.time()
+    removed: list[Path] = []
+    if not enabled():
+        return removed
+    with contextlib.suppress(OSError):
+        base = cache_dir()
+        stamp = base / _PRUNED
+        if stamp.exists() and os.stat(stamp).st_mtime > now - _DAY:
+            return removed
+        stamp.touch()
+        os.utime(stamp, (now, now))
+        for folder, _dirs, names in os.walk(base):
+            for name in names:
+                path = Path(folder) / name
+                if name.endswith((".marshal", ".words")) and _unused_since(path, now - KEEP_DAYS * _DAY):
+                    removed.append(path)
+    return removed
+
+
+def _unused_since(path: Path, since: float) -> bool:
+    """Remove `path` if it was last used before `since`; True if it was removed."""
+    try:
+        if os.stat(path).st_mtime >= since:
+            return False
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 # --- a whole `cadence check`, memoised by every file it reads ------------------------------------

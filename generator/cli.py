@@ -590,6 +590,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"cadence: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        from . import cache
+
+        cache.prune()  # after the command: never an entry it is about to read
 
 
 if __name__ == "__main__":
