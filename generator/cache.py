@@ -33,6 +33,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -280,35 +281,50 @@ def project_digest(root: Path, data_dir: str, content_dir: str) -> str | None:
     return digest.hexdigest()
 
 
-class CheckMemo:
-    """The last result of `cadence check` with given options in one project, and what it was computed from.
+class ProjectMemo:
+    """A value worked out from everything `cadence check` reads in a project, kept while that stays the same.
 
-    One entry per project and options, replaced at each run that computes a new result. An entry
+    One entry per kind, project and options, replaced at each run that computes a new value. An entry
     answers only when the project's mkdocs.yml, its data and content files and the generator are
-    byte for byte what they were; the digest is taken before and after the check, and a result
-    computed while a file changed is not stored.
+    byte for byte what they were; the digest is taken before and after the work, and a value
+    computed while a file changed is not stored. `valid` says whether a stored value has the right shape.
     """
 
-    def __init__(self, root: Path, options: tuple[str, ...]) -> None:
-        self.root = root
-        self.entry = key("check", str(root), *options)
+    def __init__(self, kind: str, root: Path, options: tuple[str, ...], valid: Callable[[Any], bool]) -> None:
+        self.kind, self.root, self.valid = kind, root, valid
+        self.entry = key(kind, os.path.realpath(root), *options)
         self.before: str | None = None
 
-    def answer(self) -> tuple[str, int] | None:
-        """The stored output and exit code, when nothing the check reads has changed since."""
-        stored = read("check", self.entry)
-        if not (isinstance(stored, tuple) and len(stored) == 5 and all(isinstance(s, str) for s in stored[:4])):
+    def answer(self) -> Any:
+        """The stored value, when nothing the check reads has changed since; else None."""
+        stored = read(self.kind, self.entry)
+        if not (isinstance(stored, tuple) and len(stored) == 4 and all(isinstance(s, str) for s in stored[:3])):
             return None
-        data_dir, content_dir, digest, output, code = stored
-        if type(code) is not int or project_digest(self.root, data_dir, content_dir) != digest:
+        data_dir, content_dir, digest, value = stored
+        # After `start`, against what was there when the work began: the value must be of those files.
+        now = self.before if self.before is not None else project_digest(self.root, data_dir, content_dir)
+        if not self.valid(value) or now != digest:
             return None
-        return output, code
+        return value
 
     def start(self, data_dir: str, content_dir: str) -> None:
-        """Note what the check is about to read."""
+        """Note what the work is about to read."""
         self.before = project_digest(self.root, data_dir, content_dir)
 
-    def store(self, data_dir: str, content_dir: str, output: str, code: int) -> None:
-        """Keep the result, if the files read did not change while the check ran."""
+    def store(self, data_dir: str, content_dir: str, value: Any) -> None:
+        """Keep the value, if the files read did not change while it was worked out."""
         if self.before is not None and project_digest(self.root, data_dir, content_dir) == self.before:
-            write("check", self.entry, (data_dir, content_dir, self.before, output, code))
+            write(self.kind, self.entry, (data_dir, content_dir, self.before, value))
+
+
+def check_memo(root: Path, options: tuple[str, ...]) -> ProjectMemo:
+    """The last output and exit code of `cadence check` with these options."""
+    return ProjectMemo(
+        "check", root, options, lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) and type(v[1]) is int
+    )
+
+
+def checks_memo(root: Path, follow_outside_links: bool) -> ProjectMemo:
+    """The problems the registered checks found (`problems.to_plain`): `cadence check` stores them and
+    `cadence build` of the unchanged project takes them instead of checking again."""
+    return ProjectMemo("checks", root, (str(follow_outside_links),), lambda v: isinstance(v, list) and all(isinstance(i, tuple) for i in v))

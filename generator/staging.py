@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from . import cache as cache_memo
 from .incremental import PageCache, read_digests
 from .loader import collector_paused
 from .pages import Generated, Loaded, generate, load_project, navigation
@@ -374,7 +375,8 @@ def load_and_generate(root: Path, options: Options, content_dir: str, cache: Pag
     if cache is not None:
         cache.begin(read_digests(root, options.data_dir, watched), options.data_dir)
     with collector_paused():  # rendering too allocates only what lives on until the site is written
-        loaded = load_project(root, options.data_dir, content_dir, allow_outside_links=outside)
+        checked = cache_memo.checks_memo(root, outside) if cache_memo.enabled() else None  # from `cadence check`, say
+        loaded = load_project(root, options.data_dir, content_dir, allow_outside_links=outside, checked=checked)
         if loaded.errors or loaded.project is None:
             raise StagingError(loaded.problems, loaded)
         generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved, cache)

@@ -330,3 +330,41 @@ def test_pruning_runs_at_most_once_a_day(tmp_path: Path, monkeypatch: pytest.Mon
     _age(tmp_path, cache.KEEP_DAYS + 1)
     (tmp_path / "cadence-rules" / ".pruned").touch()  # pruned today: not again
     assert cache.prune() == [] and cache.read("built", "cd" * 20) == ("new",)
+
+
+def test_a_build_after_a_check_takes_its_problems_and_an_edit_checks_again(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator import pages
+    from generator.staging import stage
+
+    home = tmp_path / "cache"
+    (project / "data" / "words.txt").write_text("")  # spelling warnings: problems to carry over
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    expected = [str(p) for p in load_project(project).problems]
+    assert any("warning[spelling]" in line for line in expected)
+    assert check(project, home).returncode == 0
+    monkeypatch.delenv(cache.NO_CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    found = pages.run_checks
+    calls: list[int] = []
+    monkeypatch.setattr(pages, "run_checks", lambda *a, **k: calls.append(1) or found(*a, **k))
+    staged = stage(project, tmp_path / "built", tmp_path / "built/site")
+    assert staged.loaded is not None and [str(p) for p in staged.loaded.problems] == expected
+    assert calls == []  # the checks' problems came from the check's run
+    system = project / "data" / "system.yaml"
+    system.write_text(system.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    stage(project, tmp_path / "again", tmp_path / "again/site")
+    assert calls == [1]
+
+
+def test_a_stored_problem_reads_back_equal() -> None:
+    from generator.problems import Location, Problem, Severity
+
+    problem = Problem(
+        location=Location("data/x.yaml", 3, 7), severity=Severity.WARNING, code="spelling", message="m", hint="h", data_path="a[1]"
+    )
+    back = Problem.from_plain(marshal.loads(marshal.dumps(problem.to_plain())))
+    assert back == problem and str(back) == str(problem) and back.data_path == "a[1]"
+    with pytest.raises((TypeError, ValueError)):
+        Problem.from_plain(("data/x.yaml", "3", 7, "warning", "c", "m", "", ""))
