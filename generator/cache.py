@@ -15,6 +15,11 @@ and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (els
 in the project, so a project cannot plant an entry; writes go to a temporary file renamed into place,
 so a reader never sees half an entry. `CADENCE_NO_CACHE=1` (or `cadence --no-cache`) turns it off.
 
+Entries no run has read or written for `KEEP_DAYS` days are removed, at most once a day, when a
+`cadence` command ends (`prune`): edited files leave their old records behind, and the cache would
+otherwise only grow. A read marks an
+entry used by its modification time, at most once a day per entry, so a hit costs no write.
+
 This module imports nothing heavy: `cadence check` on an unchanged project answers from here before
 the YAML parser, the model or the checks are imported.
 """
@@ -27,6 +32,8 @@ import marshal
 import os
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -40,6 +47,11 @@ _DIGEST = 20
 #: Libraries whose installed files are part of `generator_hash`: YAML parsing, Markdown and its
 #: sanitiser (unsafe_markup), the spelling dictionary.
 _LIBRARIES = ("yaml", "_yaml", "markdown", "nh3", "spellchecker")
+#: Entries (and word files) unused this long are removed.
+KEEP_DAYS = 30
+_DAY = 24 * 60 * 60
+#: Its modification time says when the cache was last pruned.
+_PRUNED = ".pruned"
 
 
 def enabled() -> bool:
@@ -116,9 +128,11 @@ def read(kind: str, entry: str) -> Any:
     if not enabled():
         return None
     try:
-        data = _path(kind, entry).read_bytes()
+        path = _path(kind, entry)
+        data = path.read_bytes()
     except OSError:  # none yet, unreadable, or no cache folder at all
         return None
+    mark_used(path)
     body = data[len(MAGIC) + _DIGEST :]
     if data[: len(MAGIC)] != MAGIC or data[len(MAGIC) : len(MAGIC) + _DIGEST] != hashlib.blake2b(body, digest_size=_DIGEST).digest():
         return None
@@ -144,6 +158,46 @@ def write(kind: str, entry: str, value: Any) -> None:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+def mark_used(path: Path) -> None:
+    """Note that an entry was used today (by its modification time), unless that is already known."""
+    with contextlib.suppress(OSError):
+        now = time.time()
+        if os.stat(path).st_mtime < now - _DAY:
+            os.utime(path, (now, now))
+
+
+def prune() -> list[Path]:
+    """Remove the entries and word files unused for `KEEP_DAYS` days, at most once a day; returns the removed."""
+    now = time.time()
+    removed: list[Path] = []
+    if not enabled():
+        return removed
+    with contextlib.suppress(OSError):
+        base = cache_dir()
+        stamp = base / _PRUNED
+        if stamp.exists() and os.stat(stamp).st_mtime > now - _DAY:
+            return removed
+        stamp.touch()
+        os.utime(stamp, (now, now))
+        for folder, _dirs, names in os.walk(base):
+            for name in names:
+                path = Path(folder) / name
+                if name.endswith((".marshal", ".words")) and _unused_since(path, now - KEEP_DAYS * _DAY):
+                    removed.append(path)
+    return removed
+
+
+def _unused_since(path: Path, since: float) -> bool:
+    """Remove `path` if it was last used before `since`; True if it was removed."""
+    try:
+        if os.stat(path).st_mtime >= since:
+            return False
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 # --- a whole `cadence check`, memoised by every file it reads ------------------------------------
@@ -227,35 +281,50 @@ def project_digest(root: Path, data_dir: str, content_dir: str) -> str | None:
     return digest.hexdigest()
 
 
-class CheckMemo:
-    """The last result of `cadence check` with given options in one project, and what it was computed from.
+class ProjectMemo:
+    """A value worked out from everything `cadence check` reads in a project, kept while that stays the same.
 
-    One entry per project and options, replaced at each run that computes a new result. An entry
+    One entry per kind, project and options, replaced at each run that computes a new value. An entry
     answers only when the project's mkdocs.yml, its data and content files and the generator are
-    byte for byte what they were; the digest is taken before and after the check, and a result
-    computed while a file changed is not stored.
+    byte for byte what they were; the digest is taken before and after the work, and a value
+    computed while a file changed is not stored. `valid` says whether a stored value has the right shape.
     """
 
-    def __init__(self, root: Path, options: tuple[str, ...]) -> None:
-        self.root = root
-        self.entry = key("check", str(root), *options)
+    def __init__(self, kind: str, root: Path, options: tuple[str, ...], valid: Callable[[Any], bool]) -> None:
+        self.kind, self.root, self.valid = kind, root, valid
+        self.entry = key(kind, os.path.realpath(root), *options)
         self.before: str | None = None
 
-    def answer(self) -> tuple[str, int] | None:
-        """The stored output and exit code, when nothing the check reads has changed since."""
-        stored = read("check", self.entry)
-        if not (isinstance(stored, tuple) and len(stored) == 5 and all(isinstance(s, str) for s in stored[:4])):
+    def answer(self) -> Any:
+        """The stored value, when nothing the check reads has changed since; else None."""
+        stored = read(self.kind, self.entry)
+        if not (isinstance(stored, tuple) and len(stored) == 4 and all(isinstance(s, str) for s in stored[:3])):
             return None
-        data_dir, content_dir, digest, output, code = stored
-        if type(code) is not int or project_digest(self.root, data_dir, content_dir) != digest:
+        data_dir, content_dir, digest, value = stored
+        # After `start`, against what was there when the work began: the value must be of those files.
+        now = self.before if self.before is not None else project_digest(self.root, data_dir, content_dir)
+        if not self.valid(value) or now != digest:
             return None
-        return output, code
+        return value
 
     def start(self, data_dir: str, content_dir: str) -> None:
-        """Note what the check is about to read."""
+        """Note what the work is about to read."""
         self.before = project_digest(self.root, data_dir, content_dir)
 
-    def store(self, data_dir: str, content_dir: str, output: str, code: int) -> None:
-        """Keep the result, if the files read did not change while the check ran."""
+    def store(self, data_dir: str, content_dir: str, value: Any) -> None:
+        """Keep the value, if the files read did not change while it was worked out."""
         if self.before is not None and project_digest(self.root, data_dir, content_dir) == self.before:
-            write("check", self.entry, (data_dir, content_dir, self.before, output, code))
+            write(self.kind, self.entry, (data_dir, content_dir, self.before, value))
+
+
+def check_memo(root: Path, options: tuple[str, ...]) -> ProjectMemo:
+    """The last output and exit code of `cadence check` with these options."""
+    return ProjectMemo(
+        "check", root, options, lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) and type(v[1]) is int
+    )
+
+
+def checks_memo(root: Path, follow_outside_links: bool) -> ProjectMemo:
+    """The problems the registered checks found (`problems.to_plain`): `cadence check` stores them and
+    `cadence build` of the unchanged project takes them instead of checking again."""
+    return ProjectMemo("checks", root, (str(follow_outside_links),), lambda v: isinstance(v, list) and all(isinstance(i, tuple) for i in v))

@@ -50,24 +50,25 @@ def cmd_check(args: argparse.Namespace) -> int:
     # An unchanged project is answered from the cache before the parser, model and checks are imported.
     memo = None
     if cache.enabled() and not args.as_published:
-        memo = cache.CheckMemo(root, (args.format, str(args.strict), str(args.follow_outside_links)))
+        memo = cache.check_memo(root, (args.format, str(args.strict), str(args.follow_outside_links)))
         answer = memo.answer()
         if answer is not None:
             if answer[0]:
                 print(answer[0])
-            return answer[1]
+            return int(answer[1])
     data_dir, content_dir = _data_dir(root)
     if memo is not None:
         memo.start(data_dir, content_dir)
     output, code = _check(args, root, data_dir, content_dir)
     if memo is not None and code != EXIT_USAGE:
-        memo.store(data_dir, content_dir, output, code)
+        memo.store(data_dir, content_dir, (output, code))
     return code
 
 
 def _check(args: argparse.Namespace, root: Path, data_dir: str, content_dir: str) -> tuple[str, int]:
     """Load and check the project; print the problems and return what was printed and the exit code."""
     # Imported by the commands that load a project: `cadence build` and `serve` load it in the staging step.
+    from . import cache
     from .errata import apply_as_published
     from .pages import load_project
 
@@ -77,8 +78,15 @@ def _check(args: argparse.Namespace, root: Path, data_dir: str, content_dir: str
         if args.as_published:  # a scratch copy only for this: a plain check makes no folder
             folder = Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="cadence-check-")))
             check_root, notes = apply_as_published(root, folder, data_dir, content_dir)
+        # The checks' problems are kept for `cadence build` of the unchanged project (not those of --as-published).
+        checked = None if args.as_published or not cache.enabled() else cache.checks_memo(root, args.follow_outside_links)
         loaded = load_project(
-            check_root, data_dir, content_dir, check_patches=not args.as_published, allow_outside_links=args.follow_outside_links
+            check_root,
+            data_dir,
+            content_dir,
+            check_patches=not args.as_published,
+            allow_outside_links=args.follow_outside_links,
+            checked=checked,
         )
     for note in notes:
         print(note, file=sys.stderr)
@@ -282,6 +290,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
     process: subprocess.Popen[bytes] | None = None
     cache = PageCache()  # the pages of the last staging: an edit re-renders only the pages it can change
+    cache.restore(root)  # at the start, the pages of the last build or serve of this project
 
     def stop(signum: int, _frame: object) -> None:
         raise SystemExit(128 + signum)  # the finally below stops the engine's server and removes the staging tree
@@ -290,6 +299,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         try:
             config_file = stage(root, work, work / "site", cache).config_file
+            cache.save(root)
         except StagingError as exc:
             _print_problems(exc.problems)
             return EXIT_PROBLEMS
@@ -588,6 +598,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"cadence: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        from . import cache
+
+        cache.prune()  # after the command: never an entry it is about to read
 
 
 if __name__ == "__main__":

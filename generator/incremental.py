@@ -8,6 +8,10 @@ is a digest of exactly those, so a page taken from the cache is the page a clean
 a rule's text edited in one module changes that module's keys only; a module's title changes the
 site map, and so every key. Pages about the whole project (indexes, landing pages) are always
 rendered again, and nothing is kept unless the files read the same after loading as before.
+
+`cadence build` keeps the pages from one build to the next in the user's cache (`cache.py`, one entry
+per project folder, replaced by each build): every key also holds the generator's own hash, so a
+page is taken only from a build by the same generator of the same inputs.
 """
 
 from __future__ import annotations
@@ -19,8 +23,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import cache as user_cache
 from .catalogue import Project, module_of
 from .layout import SiteMap
+
+#: The user cache's kind for the pages a build keeps for the next.
+SAVED_PAGES = "pages"
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,11 @@ def _site_map_digest(site_map: SiteMap) -> bytes:
     return digest.digest()
 
 
+def _is_kept_page(value: object) -> bool:
+    """A stored page: (key, text)."""
+    return isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes) and isinstance(value[1], str)
+
+
 class PageCache:
     """Pages by site path with the key they were rendered under; `begin` each staging, `end` after it."""
 
@@ -115,6 +128,7 @@ class PageCache:
         self._folders = {m: module_of(path, self._data_dir) for m, path in project.module_files.items()}
         owned = set(self._folders.values()) - {""}
         digest = hashlib.blake2b(self._digests.rest)
+        digest.update(user_cache.generator_hash())
         for folder, folder_digest in sorted(self._digests.folders.items()):
             if folder not in owned:
                 digest.update(f"{folder}\0".encode() + folder_digest)
@@ -151,3 +165,16 @@ class PageCache:
         self._pages = self._fresh if kept else {}
         self._fresh, self._digests, self._base = {}, None, None
         return kept
+
+    def restore(self, root: Path) -> None:
+        """Take the pages the last build of the project at `root` kept (none if the cache is off or damaged)."""
+        saved = user_cache.read(SAVED_PAGES, user_cache.key(SAVED_PAGES, str(root.resolve())))
+        if isinstance(saved, dict):
+            self._pages = {page: kept for page, kept in saved.items() if isinstance(page, str) and _is_kept_page(kept)}
+
+    def save(self, root: Path) -> None:
+        """Keep this project's pages for its next build (after `end` kept them)."""
+        if self._pages:
+            # str() of the names and texts: a located name (loader.LocStr) is not a value marshal writes
+            kept = {str(page): (key, str(text)) for page, (key, text) in self._pages.items()}
+            user_cache.write(SAVED_PAGES, user_cache.key(SAVED_PAGES, str(root.resolve())), kept)

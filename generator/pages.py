@@ -6,6 +6,7 @@ hand-written one. Neither touches MkDocs: the plugin hands their output to it as
 
 from __future__ import annotations
 
+import contextlib
 import html
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from .resolve import Resolved, resolve
 from .stored import built_documents
 
 if TYPE_CHECKING:
+    from .cache import ProjectMemo
     from .incremental import PageCache
     from .render import Renderer
 
@@ -61,13 +63,22 @@ def read_content(root: Path, content_dir: str, *, allow_outside_links: bool = Fa
 
 @collector_paused()
 def load_project(
-    root: Path, data_dir: str = "data", content_dir: str = "content", *, check_patches: bool = True, allow_outside_links: bool = False
+    root: Path,
+    data_dir: str = "data",
+    content_dir: str = "content",
+    *,
+    check_patches: bool = True,
+    allow_outside_links: bool = False,
+    checked: ProjectMemo | None = None,
 ) -> Loaded:
     """Load, model and check a project; every problem is returned, nothing is raised for user data.
 
     `check_patches` is off when the errata have already been applied (`--as-published`);
-    `allow_outside_links` follows symbolic links that leave the project.
+    `allow_outside_links` follows symbolic links that leave the project; `checked` holds the checks'
+    problems from the last run over the same files (`cache.checks_memo`), taken instead of checking again.
     """
+    if checked is not None:
+        checked.start(data_dir, content_dir)
     problems: list[Problem] = []
     # each file's record is built as the file is read, so one file's raw values are held at a time
     records = collect_records(built_documents(root, data_dir, problems, allow_outside_links=allow_outside_links), data_dir)
@@ -81,9 +92,23 @@ def load_project(
     if project is not None and not any(p.severity.value == "error" for p in problems):
         resolved = resolve(project, content, content_dir)
         words = read_words(root / data_dir / "words.txt")
-        root_for_patches = root if check_patches else None
-        problems.extend(run_checks(resolved, words=words, root=root_for_patches, data_dir=data_dir, content_dir=content_dir))
+        problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked))
     return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key), resolved)
+
+
+def _check(
+    resolved: Resolved, words: frozenset[str] | None, root: Path | None, folders: tuple[str, str], checked: ProjectMemo | None
+) -> list[Problem]:
+    """The registered checks' problems: from `checked` when it holds them for these files, else found now."""
+    known = checked.answer() if checked is not None else None
+    if known is not None:
+        with contextlib.suppress(TypeError, ValueError):
+            return [Problem.from_plain(values) for values in known]
+    data_dir, content_dir = folders
+    found = run_checks(resolved, words=words, root=root, data_dir=data_dir, content_dir=content_dir)
+    if checked is not None:
+        checked.store(data_dir, content_dir, [problem.to_plain() for problem in found])
+    return found
 
 
 @dataclass

@@ -69,6 +69,23 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.location}: {self.severity.value}[{one_line(self.code)}]: {self.text}"
 
+    def to_plain(self) -> tuple[str, int, int, str, str, str, str, str]:
+        """The problem as plain values, for the user's cache (`from_plain` reads them back)."""
+        loc = self.location
+        return (loc.path, loc.line, loc.column, self.severity.value, self.code, self.message, self.hint, self.data_path)
+
+    @classmethod
+    def from_plain(cls, values: tuple[object, ...]) -> Problem:
+        """A problem from `to_plain`'s values; ValueError or TypeError when they are not such values."""
+        path, line, column, severity, code, message, hint, data_path = values
+        texts = (path, severity, code, message, hint, data_path)
+        if not all(isinstance(t, str) for t in texts) or type(line) is not int or type(column) is not int:
+            raise TypeError("not a stored problem")
+        return cls(
+            location=Location(str(path), line, column), severity=Severity(str(severity)), code=str(code),
+            message=str(message), hint=str(hint), data_path=str(data_path),
+        )  # fmt: skip
+
 
 def error(location: Location, code: str, message: str, hint: str = "", data_path: str = "") -> Problem:
     return Problem(location=location, severity=Severity.ERROR, code=code, message=message, hint=hint, data_path=data_path)

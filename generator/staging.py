@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from . import cache as cache_memo
 from .incremental import PageCache, read_digests
 from .loader import collector_paused
 from .pages import Generated, Loaded, generate, load_project, navigation
@@ -378,7 +379,8 @@ def load_and_generate(root: Path, options: Options, content_dir: str, cache: Pag
     if cache is not None:
         cache.begin(read_digests(root, options.data_dir, watched), options.data_dir)
     with collector_paused():  # rendering too allocates only what lives on until the site is written
-        loaded = load_project(root, options.data_dir, content_dir, allow_outside_links=outside)
+        checked = cache_memo.checks_memo(root, outside) if cache_memo.enabled() else None  # from `cadence check`, say
+        loaded = load_project(root, options.data_dir, content_dir, allow_outside_links=outside, checked=checked)
         if loaded.errors or loaded.project is None:
             raise StagingError(loaded.problems, loaded)
         generated = generate(loaded.project, loaded.content, [str(templates)] if templates.is_dir() else [], loaded.resolved, cache)
@@ -491,9 +493,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="warnings count as problems")
     parser.add_argument("--search-entries", type=Path, help="write the site's search entries to this file (JSON)")
     args = parser.parse_args(argv)
-    with collector_paused():  # as in `stage`: the search entries too walk only what lives on
+    # The last build's pages, kept in the user's cache: a build after an edit renders only what it changes.
+    pages = PageCache()
+    with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
+        pages.restore(args.root)
         try:
-            staged = stage(args.root, args.target, args.target / "site")
+            staged = stage(args.root, args.target, args.target / "site", pages)
+            pages.save(args.root)
         except StagingError as exc:
             for problem in exc.problems:
                 print(problem, file=sys.stderr)

@@ -11,6 +11,7 @@ import marshal
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -288,3 +289,82 @@ def test_the_digest_reads_as_much_of_a_file_as_the_check(project: Path) -> None:
     with huge.open("ab") as handle:
         handle.write(b"#")  # only the size changes within what the check sees: it reports the size
     assert cache.project_digest(project, "data", "content") != edited
+
+
+def _age(folder: Path, days: float) -> None:
+    """Make every file under `folder` look last used `days` ago."""
+    then = time.time() - days * 24 * 60 * 60
+    for path in folder.rglob("*"):
+        if path.is_file():
+            os.utime(path, (then, then))
+
+
+def test_entries_unused_for_a_month_are_pruned_and_used_ones_kept(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "cache"
+    system = project / "data" / "system.yaml"
+    original = system.read_text(encoding="utf-8")
+    assert check(project, home).returncode == 0
+    system.write_text(original + "\n# first edit\n", encoding="utf-8")
+    assert check(project, home).returncode == 0
+    data_files = len(list((project / "data").rglob("*.yaml")))
+    assert len(entries(home, "built")) == data_files + 1  # the system file's record before the edit is left behind
+    _age(home, cache.KEEP_DAYS + 5)  # a month and more later, the stamp of the last pruning too
+    system.write_text(original + "\n# second edit\n", encoding="utf-8")
+    again = check(project, home)
+    # the other files' records were read, so kept; the two old records of the system file were not
+    assert len(entries(home, "built")) == data_files and len(entries(home, "check")) == 1
+    assert list((home / "cadence-rules").glob("*.words"))  # the spelling word file was used: kept
+    plain = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "--project", str(project), "check"],
+        capture_output=True, text=True, env={**os.environ, cache.NO_CACHE_ENV: "1"}, timeout=120,
+    )  # fmt: skip
+    assert (again.returncode, again.stdout) == (plain.returncode, plain.stdout)
+
+
+def test_pruning_runs_at_most_once_a_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cache.write("built", "ab" * 20, ("old",))
+    _age(tmp_path, cache.KEEP_DAYS + 1)
+    assert [p.name for p in cache.prune()] == [f"{'ab' * 20}.marshal"]
+    cache.write("built", "cd" * 20, ("new",))
+    _age(tmp_path, cache.KEEP_DAYS + 1)
+    (tmp_path / "cadence-rules" / ".pruned").touch()  # pruned today: not again
+    assert cache.prune() == [] and cache.read("built", "cd" * 20) == ("new",)
+
+
+def test_a_build_after_a_check_takes_its_problems_and_an_edit_checks_again(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator import pages
+    from generator.staging import stage
+
+    home = tmp_path / "cache"
+    (project / "data" / "words.txt").write_text("")  # spelling warnings: problems to carry over
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    expected = [str(p) for p in load_project(project).problems]
+    assert any("warning[spelling]" in line for line in expected)
+    assert check(project, home).returncode == 0
+    monkeypatch.delenv(cache.NO_CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    found = pages.run_checks
+    calls: list[int] = []
+    monkeypatch.setattr(pages, "run_checks", lambda *a, **k: calls.append(1) or found(*a, **k))
+    staged = stage(project, tmp_path / "built", tmp_path / "built/site")
+    assert staged.loaded is not None and [str(p) for p in staged.loaded.problems] == expected
+    assert calls == []  # the checks' problems came from the check's run
+    system = project / "data" / "system.yaml"
+    system.write_text(system.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    stage(project, tmp_path / "again", tmp_path / "again/site")
+    assert calls == [1]
+
+
+def test_a_stored_problem_reads_back_equal() -> None:
+    from generator.problems import Location, Problem, Severity
+
+    problem = Problem(
+        location=Location("data/x.yaml", 3, 7), severity=Severity.WARNING, code="spelling", message="m", hint="h", data_path="a[1]"
+    )
+    back = Problem.from_plain(marshal.loads(marshal.dumps(problem.to_plain())))
+    assert back == problem and str(back) == str(problem) and back.data_path == "a[1]"
+    with pytest.raises((TypeError, ValueError)):
+        Problem.from_plain(("data/x.yaml", "3", 7, "warning", "c", "m", "", ""))

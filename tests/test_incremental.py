@@ -68,3 +68,32 @@ def test_pages_are_not_kept_when_the_files_changed_while_staging(tmp_path: Path)
     assert cache.end(after) is True
     cache.begin(after, "data")
     assert cache.page("a", b"key", lambda: "never") == "new"
+
+
+def test_a_build_takes_the_last_builds_pages_only_from_the_same_generator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cadence build` keeps its pages in the user's cache: the next build of an edited project renders
+    only what the edit changes and still equals a clean staging; another generator takes nothing."""
+    project = copy_project(REPO, tmp_path / "project")
+    first = PageCache()
+    first.restore(project)
+    stage(project, tmp_path / "first", tmp_path / "first/site", first)
+    first.save(project)
+    relative, find, replace = EDITS[0]
+    path = project / relative
+    text = path.read_text(encoding="utf-8")
+    assert find in text
+    path.write_text(text.replace(find, replace, 1), encoding="utf-8")
+    second = PageCache()
+    second.restore(project)
+    built = tmp_path / "second"
+    stage(project, built, built / "site", second)
+    clean = tmp_path / "clean"
+    stage(project, clean, clean / "site")
+    assert _tree(built) == _tree(clean)
+    assert second.reused > 0 and 0 < second.rendered < first.rendered + first.reused
+    second.save(project)
+    monkeypatch.setattr("generator.cache.generator_hash", lambda: b"another generator")
+    other = PageCache()
+    other.restore(project)
+    stage(project, tmp_path / "other", tmp_path / "other/site", other)
+    assert other.reused == 0

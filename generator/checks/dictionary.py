@@ -21,7 +21,7 @@ import zlib
 from importlib.util import find_spec
 from pathlib import Path
 
-from ..cache import cache_dir
+from ..cache import cache_dir, mark_used
 
 #: The file's layout, named in the cache file's name so that an older layout is never misread:
 #: MAGIC, the slot count (a power of two), one u32 per slot (0: empty, else the offset of a word in
@@ -138,6 +138,7 @@ def english() -> WordList:
         return WordList(word_file(_read_source(source)))
     mapped = _map(path)
     if mapped is not None:
+        mark_used(path)
         try:
             return WordList(mapped)
         except ValueError:
