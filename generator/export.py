@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 from .catalogue import ListEntry, Project, Scope, walk_sections
 from .model import (
@@ -489,29 +490,73 @@ def _relative(page: str, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page) or ".")
 
 
-def builder_outputs(project: Project, renderer: Any) -> tuple[dict[str, str], dict[str, str]]:
-    """The builder pages (Markdown, by site path) and the files they read (JSON, script, style, schema)."""
-    import html
+class PageCache(Protocol):
+    """What the builder asks of `incremental.PageCache` (a later stage: not imported here)."""
 
+    def key(self, project: Project, scope_key: str, what: str) -> bytes | None: ...
+
+    def page(self, page: str, key: bytes | None, render: Callable[[], str]) -> str: ...
+
+
+def builder_modules(project: Project) -> list[Module]:
+    """The modules with a list to build from, in the site's order: each gets a builder page."""
+    return [m for m in project.ordered_modules() if buildable_lists(project, m)]
+
+
+def builder_titles(project: Project, renderer: Any) -> None:
+    """The builder pages' titles into the site map, before any page is rendered (pages and nav name them)."""
+    for module in builder_modules(project):
+        renderer.map.titles[builder_page(module.id)] = project.system.labels.say("module_roster", module=module.title)
+
+
+def builder_outputs(project: Project, renderer: Any, cache: PageCache | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """The builder pages (Markdown, by site path) and the files they read (JSON, script, style, schema).
+
+    With a bound `incremental.PageCache`, a module's page and document are taken from it while the
+    folders its lists read are unchanged (the same inputs as its army-list pages).
+    """
     pages: dict[str, str] = {}
     files: dict[str, str] = {}
-    for module_id, exported in export_project(project).items():
-        module = project.modules[module_id]
-        page = builder_page(module_id)
-        renderer.map.titles[page] = project.system.labels.say("module_roster", module=module.title)
-        data_path = DATA_PATH.format(module=module_id)
-        files[data_path] = to_json(exported.data)
-        pages[page] = renderer._render(
-            "builder.md.j2",
-            page,
-            project.scopes[module_id],
-            module=module,
-            lists=buildable_lists(project, module),
-            data_src=html.escape(_relative(page, data_path), quote=True),
-            script=html.escape(_relative(page, BUILDER_SCRIPT), quote=True),
-            stylesheet=html.escape(_relative(page, BUILDER_STYLESHEET), quote=True),
-            ui=html.escape(json.dumps(builder_words(project, module), ensure_ascii=False), quote=True),
-        )
+    for module in builder_modules(project):
+        lists = buildable_lists(project, module)
+        page, data_path = builder_page(module.id), DATA_PATH.format(module=module.id)
+        key = _builder_key(cache, project, lists)
+        files[data_path] = _cached(cache, data_path, key, partial(_document, project, module))
+        pages[page] = _cached(cache, page, key, partial(_builder_page, project, renderer, module, lists))
     if pages:
         files[SCHEMA_PATH] = json.dumps(json_schema(), indent=2) + "\n"
     return pages, files
+
+
+def _builder_key(cache: PageCache | None, project: Project, lists: list[ListEntry]) -> bytes | None:
+    """What a module's builder reads: the scope chains of its lists (None: nothing is kept)."""
+    if cache is None:
+        return None
+    keys = [cache.key(project, entry.key, "builder") for entry in lists]
+    return b"".join(k for k in keys if k is not None) if all(k is not None for k in keys) else None
+
+
+def _cached(cache: PageCache | None, path: str, key: bytes | None, make: Callable[[], str]) -> str:
+    return make() if cache is None else cache.page(path, key, make)
+
+
+def _document(project: Project, module: Module) -> str:
+    return to_json(export_module(project, module).data)
+
+
+def _builder_page(project: Project, renderer: Any, module: Module, lists: list[ListEntry]) -> str:
+    import html
+
+    page, data_path = builder_page(module.id), DATA_PATH.format(module=module.id)
+    text: str = renderer._render(
+        "builder.md.j2",
+        page,
+        project.scopes[module.id],
+        module=module,
+        lists=lists,
+        data_src=html.escape(_relative(page, data_path), quote=True),
+        script=html.escape(_relative(page, BUILDER_SCRIPT), quote=True),
+        stylesheet=html.escape(_relative(page, BUILDER_STYLESHEET), quote=True),
+        ui=html.escape(json.dumps(builder_words(project, module), ensure_ascii=False), quote=True),
+    )
+    return text

@@ -146,17 +146,18 @@ def generate(
     `resolved` is the result `load_project` already computed; without it the project is resolved here.
     With a `cache` (while serving), a module's pages whose inputs did not change are taken from it.
     """
-    from .export import builder_outputs  # here, not at the top: `cadence check` never writes the builder
+    from .export import builder_outputs, builder_titles  # here, not at the top: `cadence check` never writes the builder
     from .render import Renderer  # here, not at the top: `cadence check` never loads Jinja
 
     resolved = resolved if resolved is not None and resolved.project is project else resolve(project, content)
     renderer = Renderer(resolved, template_dirs or [])
-    pages, files = builder_outputs(project, renderer)  # adds the builder pages' titles to the site map
+    builder_titles(project, renderer)  # the site map is complete before any key or page is made
     if cache is None:
         from .incremental import PageCache
 
         cache = PageCache()  # keeps nothing: `begin` was never called
     cache.bind(project, renderer.map)
+    pages, files = builder_outputs(project, renderer, cache)
     for module in project.modules.values():
         pages[f"{module.id}/index"] = cache.page(
             f"{module.id}/index", cache.key(project, module.id, "index"), partial(renderer.module_index, module)

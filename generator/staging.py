@@ -207,7 +207,11 @@ def with_meta(text: str, meta: dict[str, Any]) -> str:
         else:
             front.setdefault(key, value)
     return (
-        "---\n" + yaml.dump(_plain(front), Dumper=_FrontDumper, sort_keys=False, allow_unicode=True).rstrip() + "\n---\n" + ("" if match else "\n") + body
+        "---\n"
+        + yaml.dump(_plain(front), Dumper=_FrontDumper, sort_keys=False, allow_unicode=True).rstrip()
+        + "\n---\n"
+        + ("" if match else "\n")
+        + body
     )
 
 
