@@ -151,10 +151,15 @@ _md = markdown.Markdown(extensions=[_restricted])
 _PLAIN = re.compile(r"[A-Za-z](?:[A-Za-z0-9,.;:!?'\"()/%+\-–—’]| (?! ))*(?<! )")
 
 
+def is_plain(text: str) -> bool:
+    """Whether `text` is one line of plain words: its HTML is one paragraph of itself, its text itself."""
+    return _PLAIN.fullmatch(text) is not None
+
+
 @lru_cache(maxsize=16384)
 def render(text: str) -> Fragment:
     """Markdown from data as sanitised HTML."""
-    if _PLAIN.fullmatch(text):
+    if is_plain(text):
         return Fragment(f"<p>{text}</p>", ())
     _md.reset()
     _restricted.removed.clear()

@@ -54,7 +54,11 @@ def escape_text(text: Any) -> str:
 @lru_cache(maxsize=8192)
 def plain(text: str) -> str:
     """Markdown from data as one line of plain text, for tooltips: formatting goes, characters stay."""
-    return markup.text_content(markup.render(RULE_LINK.sub(lambda m: m["use"], str(text))).html)
+    source = str(text)
+    source = RULE_LINK.sub(lambda m: m["use"], source) if "[[" in source else source
+    if markup.is_plain(source):  # the text of `<p>source</p>`, without parsing it
+        return source
+    return markup.text_content(markup.render(source).html)
 
 
 def heading_text(text: Any) -> str:
