@@ -40,6 +40,16 @@ class Directive:
 
 
 def find_directives(text: str, path: str) -> tuple[list[Directive], list[Problem]]:
+    """The directives of a content page and the problems of those it cannot read.
+
+    Read once per page text: resolving, checking, expanding and the search entries all ask.
+    """
+    directives, problems = _find_directives(text, path)
+    return list(directives), list(problems)
+
+
+@lru_cache(maxsize=4096)
+def _find_directives(text: str, path: str) -> tuple[tuple[Directive, ...], tuple[Problem, ...]]:
     directives: list[Directive] = []
     problems: list[Problem] = []
     for match in DIRECTIVE_START.finditer(text):
@@ -63,16 +73,21 @@ def find_directives(text: str, path: str) -> tuple[list[Directive], list[Problem
         args = tuple(w for w in words[1:] if "=" not in w)
         options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
         directives.append(Directive(words[0], args, options, line, whole))
-    return directives, problems
+    return tuple(directives), tuple(problems)
 
 
 def heading_ids(text: str) -> list[str]:
-    """The ids MkDocs will give the headings of a hand-written page, in order."""
+    """The ids MkDocs will give the headings of a hand-written page, in order (worked out once per text)."""
+    return list(_heading_ids(text))
+
+
+@lru_cache(maxsize=4096)
+def _heading_ids(text: str) -> tuple[str, ...]:
     used: set[str] = set()
     ids = []
     for match in HEADING.finditer(text):
         ids.append(match["id"] or unique(slugify(re.sub(r"[*_`]", "", match["text"])), used))
-    return ids
+    return tuple(ids)
 
 
 def page_title(text: str, fallback: str) -> str:
