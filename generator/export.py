@@ -91,6 +91,8 @@ class _ListExporter:
         self.weapons: dict[str, Any] = {}
         self.upgrades: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
+        # the weapon list each weapon is printed in (by object): its limit per army holds for the weapon
+        self._list_of = {id(w): wl for s in self.scope.chain() for wl in s.weapon_lists.values() for w in wl.weapons}
 
     def _key(self, kind: str, obj: Any) -> str:
         """A stable id for a weapon or upgrade object: its slug, numbered on a clash within the list."""
@@ -111,8 +113,11 @@ class _ListExporter:
     def weapon(self, weapon: Weapon) -> str:
         key = self._key("w", weapon)
         if key not in self.weapons:
+            printed_in = self._list_of.get(id(weapon))
             self.weapons[key] = {
                 "name": weapon.name,
+                "list": printed_in.name if printed_in else None,
+                "max_per_army": printed_in.max_per_army if printed_in else None,
                 "points": weapon.points,
                 "profile": dict(weapon.profile or {}),
                 "rules": self.rule_uses(weapon.rules),

@@ -330,6 +330,9 @@ class Labels(Record):
     roster_upgrade_per_army: str = roster_message(
         "roster-upgrade-per-army", "die Armee nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}"
     )
+    roster_weapon_per_army: str = roster_message(
+        "roster-weapon-per-army", "die Armee darf höchstens {max} '{weapon}' aus '{list}' enthalten (sie hat {count})"
+    )
     roster_reinforcements: str = roster_message(
         "roster-reinforcements", "die {name} kosten {total} {currency}, mehr als die erlaubten {limit} {currency}"
     )
@@ -689,6 +692,14 @@ class WeaponList(Record):
     id: str = field(default="", metadata=doc("List id; slug of the name when omitted.", slug=True))
     label: str | None = field(default=None, metadata=doc("Header of the first column, when not the module's weapon term."))
     weapons: tuple[Weapon, ...] = field(metadata=doc("The weapons."))
+    max_per_army: int | None = field(
+        default=None,
+        metadata=doc(
+            "Most times each weapon of the list may appear in an army, over all its models (what the prose says, checked in rosters).",
+            example=1,
+            least=1,
+        ),
+    )
     library: bool = field(
         default=False,
         metadata=doc("A library other lists and modules draw on: not reported when no unit of this page takes it.", example=True),
@@ -706,10 +717,11 @@ class Upgrade(Record):
     points: ProfileValue | None = field(default=None, metadata=doc("Cost; '-' where none is printed."))
     limit: str | None = field(default=None, metadata=doc("A limit on taking it, as printed, e.g. 'one per gang'."))
     max_per_army: int | None = field(
-        default=None, metadata=doc("Most models of an army that may take it (what `limit` says, checked in rosters).", example=1)
+        default=None,
+        metadata=doc("Most models of an army that may take it (what `limit` says, checked in rosters).", example=1, least=1),
     )
     max_per_model: int | None = field(
-        default=None, metadata=doc("Most times one model may take it (what `limit` says, checked in rosters).", example=1)
+        default=None, metadata=doc("Most times one model may take it (what `limit` says, checked in rosters).", example=1, least=1)
     )
     grants: tuple[str, ...] = field(default=(), metadata=doc("Special rules it gives."))
     sets: dict[str, ProfileValue] = field(default_factory=dict, metadata=doc("Profile values it sets."))

@@ -210,6 +210,7 @@ class _Tally:
     swapped: dict[int, int] = field(default_factory=dict)
     optioned: dict[int, int] = field(default_factory=dict)
     upgrades: dict[str, int] = field(default_factory=dict)
+    weapons: dict[str, int] = field(default_factory=dict)  # every weapon the models carry, chosen or fixed, by id
 
 
 def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | None = None) -> Verdict:
@@ -227,6 +228,7 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         return verdict
     kept: list[tuple[int, dict[str, Any], int]] = []
     taken: dict[str, int] = {}
+    carried: dict[str, int] = {}
     reserve = 0
     for i, entry in enumerate(roster["units"]):
         if entry["unit"] is None:
@@ -240,9 +242,12 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         verdict.unit_costs.append(tally.cost)
         for key, n in tally.upgrades.items():
             taken[key] = taken.get(key, 0) + n
+        for key, n in tally.weapons.items():
+            carried[key] = carried.get(key, 0) + n
         reserve += _held_back(building, entry, unit, module, i, verdict) * tally.cost
     verdict.total = sum(c for _, _, c in kept)
     _check_upgrades_per_army(army, taken, verdict)
+    _check_weapons_per_army(army, carried, verdict)
     _check_army(army, building, roster, kept, currency, verdict, reserve)
     return verdict
 
@@ -382,6 +387,8 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
         carried.remove(key)
     points = _model_points(unit, index, carried + chosen_weapons, chosen_upgrades)
     _add_line(tally, model["name"], group["count"], points, reading, chosen_weapons, chosen_upgrades)
+    for key in carried + chosen_weapons:
+        tally.weapons[key] = tally.weapons.get(key, 0) + group["count"]
     _check_spending_cap(unit, model, points, gpath, verdict)
     _check_weapon_count(unit, model, reading.slots, gpath, verdict)
     _check_upgrade_count(unit, model, len(chosen_upgrades), gpath, verdict)
@@ -500,6 +507,15 @@ def _check_upgrades_per_army(army: dict[str, Any], taken: dict[str, int], verdic
         most = upgrade["max_per_army"]
         if most is not None and n > most:
             verdict.add("error", "roster-upgrade-per-army", "units", upgrade=upgrade["name"], count=n, limit=upgrade["limit"] or most)
+
+
+def _check_weapons_per_army(army: dict[str, Any], carried: dict[str, int], verdict: Verdict) -> None:
+    """A weapon of a list that limits how often each of its weapons appears in the whole army ('Unique Weapons')."""
+    for key, n in carried.items():
+        weapon = army["weapons"][key]
+        most = weapon.get("max_per_army")
+        if most is not None and n > most:
+            verdict.add("error", "roster-weapon-per-army", "units", weapon=weapon["name"], list=weapon["list"], max=most, count=n)
 
 
 def _check_upgrade_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:

@@ -269,6 +269,7 @@
     var swapped = {};
     var optioned = {};
     var taken = {};
+    var arms = {}; // every weapon the models carry, chosen or fixed, by id (the limits per army count them)
     groups.forEach(function (group, j) {
       var gpath = path + ".models[" + j + "]";
       if (group.model === null) return;
@@ -333,6 +334,7 @@
       read.swaps.filter(function (j, n) { return read.swaps.indexOf(j) === n; }).forEach(function (j) { swapped[j] = (swapped[j] || 0) + count; });
       read.options.forEach(function (i) { optioned[i] = (optioned[i] || 0) + count; });
       chosenUpgrades.forEach(function (u) { taken[u] = (taken[u] || 0) + count; });
+      carried.concat(chosenWeapons).forEach(function (w) { arms[w] = (arms[w] || 0) + count; });
       var spent = built - (model.points || 0);
       var cap = unit.spending_cap === null && unit.spending_cap_own_cost ? model.points || 0 : unit.spending_cap;
       if (cap !== null && spent > cap) {
@@ -376,7 +378,7 @@
       var m = most(option.models);
       if (m !== null && n > m) verdict.add("error", "roster-option-models", path, { unit: unit.name, count: n, option: option.label, max: m });
     });
-    return { cost: total, upgrades: taken };
+    return { cost: total, upgrades: taken, weapons: arms };
   }
 
   function countsAs(building, id) {
@@ -503,6 +505,7 @@
     }
     var kept = [];
     var taken = {};
+    var carried = {};
     var reserve = 0;
     roster.units.forEach(function (entry, i) {
       if (entry.unit === null) return;
@@ -515,6 +518,7 @@
       kept.push({ index: i, unit: unit, cost: tally.cost });
       verdict.unit_costs.push(tally.cost);
       Object.keys(tally.upgrades).forEach(function (k) { taken[k] = (taken[k] || 0) + tally.upgrades[k]; });
+      Object.keys(tally.weapons).forEach(function (k) { carried[k] = (carried[k] || 0) + tally.weapons[k]; });
       if (entry.reinforcements) {
         if (building.reinforcements === undefined || building.reinforcements === null) {
           verdict.add("error", "roster-no-reinforcements", "units[" + i + "].reinforcements", { unit: unit.name, module: module.title });
@@ -528,6 +532,14 @@
       var u = army.upgrades[key];
       if (u.max_per_army !== null && taken[key] > u.max_per_army) {
         verdict.add("error", "roster-upgrade-per-army", "units", { upgrade: u.name, count: taken[key], limit: u.limit || u.max_per_army });
+      }
+    });
+    // A weapon of a list that limits how often each of its weapons appears in the army (roster._check_weapons_per_army).
+    Object.keys(carried).forEach(function (key) {
+      var w = army.weapons[key];
+      var most = w.max_per_army === undefined ? null : w.max_per_army;
+      if (most !== null && carried[key] > most) {
+        verdict.add("error", "roster-weapon-per-army", "units", { weapon: w.name, list: w.list, max: most, count: carried[key] });
       }
     });
     checkArmy(army, building, roster, kept, currency, verdict, reserve);
