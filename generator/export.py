@@ -56,6 +56,15 @@ def roster_messages(labels: Labels) -> dict[str, str]:
     return {code: getattr(labels, name) for code, name in _ROSTER_LABELS.items()}
 
 
+#: The words `roster-format` problems put in (what a value must be), by the key the checkers ask for.
+_ROSTER_WORDS = {f.metadata["roster_word"]: f.name for f in dataclasses.fields(Labels) if "roster_word" in f.metadata}
+
+
+def roster_words(labels: Labels) -> dict[str, str]:
+    """The words of `roster-format` problems, in the game's words, by key ('names': 'a list of names')."""
+    return {key: getattr(labels, name) for key, name in _ROSTER_WORDS.items()}
+
+
 @dataclass
 class ModuleExport:
     """One module's document, and the model objects behind its ids (for costing in Python)."""
@@ -418,6 +427,7 @@ def export_module(project: Project, module: Module) -> ModuleExport:
         "lists": lists,
         "rules": rules,
         "messages": roster_messages(project.system.labels),
+        "roster_words": roster_words(project.system.labels),
     }
     return out
 

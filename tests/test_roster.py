@@ -18,7 +18,7 @@ from generator.pages import load_project
 from generator.report import format_problems
 from generator.roster import check_roster_file
 
-from .conftest import REPO
+from .conftest import REPO, copy_project
 
 WASTELAND = REPO / "examples" / "wasteland-tactics"
 
@@ -494,3 +494,17 @@ def test_wasteland_takes_one_transport_for_every_unit_that_is_not_a_vehicle(tmp_
         code, out = run(capsys, path, project=WASTELAND)
         ratio = "the army has 5 units with Transport; 1 for every unit without Vehicle allows 4"
         assert out[1:] == [f"{path}:4:1: error[roster-rule-ratio]: {ratio}", "1 error, 0 warnings"] and code == 1
+
+
+def test_a_format_problem_is_worded_by_the_game_s_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a value must be ('a whole number', 'a list of names') is a label too: a game in German says it in German."""
+    project = copy_project(WASTELAND, tmp_path / "wasteland")
+    system = project / "data" / "system.yaml"
+    labels = '  labels:\n    roster_format: "{what} muss {expected} sein"\n    roster_word_number: eine ganze Zahl\n'
+    system.write_text(system.read_text(encoding="utf-8").replace("  labels:\n", labels, 1), encoding="utf-8")
+    text = "module: core-rules\nlist: Example Battle Group\npoints: viele\nunits:\n  - unit: Commander\n    models: [{model: Commander, weapons: Pistol}]\n"
+    code, out = run(capsys, roster(tmp_path, text), project=project)
+    assert f"{tmp_path / 'roster.yaml'}:3:9: error[roster-format]: points muss eine ganze Zahl sein" in out
+    # a word the game leaves alone keeps its English default
+    assert any(line.endswith("error[roster-format]: units[0].models[0].weapons muss a list of names sein") for line in out)
+    assert code == 1

@@ -35,13 +35,18 @@
     return typeof v === "number" && Number.isInteger(v);
   }
 
-  function Verdict(messages) {
+  function Verdict(messages, words) {
     this.total = 0;
     this.unit_costs = [];
     this.problems = [];
     this.messages = messages;
+    this.words = words || {};
   }
+  // An `expected` value is a key of the words ("names"), else said as it is (roster.Verdict.add).
   Verdict.prototype.add = function (severity, code, path, values) {
+    if (has(values, "expected") && has(this.words, String(values.expected))) {
+      values = Object.assign({}, values, { expected: this.words[String(values.expected)] });
+    }
     var message = this.messages[code].replace(/\{(\w+)\}/g, function (_, key) {
       return String(values[key]);
     });
@@ -51,13 +56,13 @@
   function normalise(raw, verdict) {
     function text(value, path, what) {
       if (typeof value === "string" && value.trim()) return value;
-      verdict.add("error", "roster-format", path, { what: what, expected: "a name" });
+      verdict.add("error", "roster-format", path, { what: what, expected: "name" });
       return null;
     }
     function names(value, path) {
       if (value === null || value === undefined) return [];
       if (!Array.isArray(value)) {
-        verdict.add("error", "roster-format", path, { what: path, expected: "a list of names" });
+        verdict.add("error", "roster-format", path, { what: path, expected: "names" });
         return [];
       }
       var out = [];
@@ -68,7 +73,7 @@
     }
     var out = { module: null, list: null, points: null, units: [] };
     if (!isMap(raw)) {
-      verdict.add("error", "roster-format", "", { what: "a roster", expected: "a mapping" });
+      verdict.add("error", "roster-format", "", { what: has(verdict.words || {}, "roster") ? verdict.words.roster : "roster", expected: "mapping" });
       return out;
     }
     var version = has(raw, "format_version") ? raw.format_version : ROSTER_VERSION;
@@ -80,36 +85,36 @@
     var points = has(raw, "points") ? raw.points : null;
     if (points !== null && points !== undefined) {
       if (isInt(points) && points >= 0) out.points = points;
-      else verdict.add("error", "roster-format", "points", { what: "points", expected: "a whole number" });
+      else verdict.add("error", "roster-format", "points", { what: "points", expected: "number" });
     }
     var units = falsy(raw.units) ? [] : raw.units;
     if (!Array.isArray(units)) {
-      verdict.add("error", "roster-format", "units", { what: "units", expected: "a list" });
+      verdict.add("error", "roster-format", "units", { what: "units", expected: "list" });
       units = [];
     }
     units.forEach(function (unit, i) {
       var path = "units[" + i + "]";
       if (!isMap(unit)) {
-        verdict.add("error", "roster-format", path, { what: path, expected: "a mapping" });
+        verdict.add("error", "roster-format", path, { what: path, expected: "mapping" });
         return;
       }
       var name = text(unit.unit, path + ".unit", path + ".unit");
       var groups = falsy(unit.models) ? [] : unit.models;
       if (!Array.isArray(groups)) {
-        verdict.add("error", "roster-format", path + ".models", { what: path + ".models", expected: "a list" });
+        verdict.add("error", "roster-format", path + ".models", { what: path + ".models", expected: "list" });
         groups = [];
       }
       var models = [];
       groups.forEach(function (group, j) {
         var gpath = path + ".models[" + j + "]";
         if (!isMap(group)) {
-          verdict.add("error", "roster-format", gpath, { what: gpath, expected: "a mapping" });
+          verdict.add("error", "roster-format", gpath, { what: gpath, expected: "mapping" });
           return;
         }
         var model = text(group.model, gpath + ".model", gpath + ".model");
         var count = has(group, "count") ? group.count : 1;
         if (!isInt(count) || count < 1) {
-          verdict.add("error", "roster-format", gpath + ".count", { what: gpath + ".count", expected: "a whole number of at least 1" });
+          verdict.add("error", "roster-format", gpath + ".count", { what: gpath + ".count", expected: "count" });
           count = 1;
         }
         var weapons = names(group.weapons, gpath + ".weapons");
@@ -118,7 +123,7 @@
       });
       var heldBack = has(unit, "reinforcements") ? unit.reinforcements : false;
       if (typeof heldBack !== "boolean") {
-        verdict.add("error", "roster-format", path + ".reinforcements", { what: path + ".reinforcements", expected: "true or false" });
+        verdict.add("error", "roster-format", path + ".reinforcements", { what: path + ".reinforcements", expected: "flag" });
         heldBack = false;
       }
       out.units.push({ unit: name, models: models, reinforcements: heldBack });
@@ -548,7 +553,7 @@
 
   /** Check a raw roster (as read from a file or a link) against one module's document. */
   function check(data, raw) {
-    var verdict = new Verdict(data.messages);
+    var verdict = new Verdict(data.messages, data.roster_words);
     var roster = normalise(raw, verdict);
     if (roster.module !== null && roster.module !== data.module.id) {
       verdict.add("error", "roster-unknown-module", "module", { name: roster.module, module: data.module.id });

@@ -298,7 +298,7 @@ def _key(roster: dict[str, Any]) -> str:
 
 def verdict_of(export: ModuleExport, raw: dict[str, Any]) -> dict[str, Any]:
     """What `cadence roster` decides about a roster (the same functions the command calls)."""
-    verdict = Verdict(export.data["messages"])
+    verdict = Verdict.of(export.data)
     evaluate(export, normalise(raw, verdict), verdict)
     return _canonical(verdict.as_json())
 
