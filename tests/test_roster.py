@@ -7,17 +7,18 @@ hand from the printed army lists, never by calling the cost functions.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from generator.cli import main
-from generator.export import ModuleExport, export_project
+from generator.export import ROSTER_CODES, ModuleExport, export_project
 from generator.pages import load_project
 from generator.report import format_problems
 from generator.roster import check_roster_file
 
-from .conftest import REPO
+from .conftest import REPO, copy_project
 
 WASTELAND = REPO / "examples" / "wasteland-tactics"
 
@@ -93,6 +94,33 @@ units:
       - {model: Marine Sergeant, count: 1}
       - {model: Marine, count: 4, weapons: [M90 Shotgun]}
 """
+
+
+#: The Endless with a Unique Weapon on its Lord Ascendant: each weapon of that list may appear once in the army.
+ENDLESS = """\
+format_version: 1
+module: fracture
+list: The Endless
+points: 1000
+units:
+  - unit: Lord Ascendant
+    models:
+      - {model: Lord Ascendant, weapons: [Particle Caster, Necroflux Gauntlet], upgrades: [Cloak of Ancients]}
+  - unit: Warrior Host
+    models: [{model: Warrior, count: 10, weapons: [Particle Rifle]}]
+  - unit: Warrior Host
+    models: [{model: Warrior, count: 10, weapons: [Particle Rifle]}]
+  - unit: Warrior Host
+    models: [{model: Warrior, count: 10, weapons: [Particle Rifle]}]
+"""
+
+
+def test_a_unique_weapon_taken_once_is_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, roster(tmp_path, ENDLESS))
+    # 65 + 1 + 18 + 4 (Lord Ascendant with Particle Caster, Necroflux Gauntlet, Cloak of Ancients) + 3 × 10 × (7 + 3)
+    assert out[0].endswith("total 388 points")
+    assert out[-1] == "no problems found"
+    assert code == 0
 
 
 CASES = [
@@ -175,6 +203,32 @@ CASES = [
         id="upgrade-limit-per-army",
     ),
     pytest.param(
+        ENDLESS.replace(
+            "  - unit: Warrior Host\n",
+            "  - unit: Lord Ascendant on Command Ark\n    models:\n"
+            "      - {model: Lord Ascendant on Command Ark, weapons: [Necroflux Gauntlet]}\n"
+            "  - unit: Warrior Host\n",
+            1,
+        ),
+        "roster.yaml:5:1: error[roster-weapon-per-army]: the army may include at most 1 'Necroflux Gauntlet' from 'Unique Weapons' (it has 2)",
+        id="weapon-limit-per-army",
+    ),
+    pytest.param(
+        ENDLESS.replace("[Particle Caster, Necroflux Gauntlet]", "[Particle Caster, Necroflux Gauntlet, Rending Claws]"),
+        "roster.yaml:8:9: error[roster-weapon-count-max]: 'Lord Ascendant' in 'Lord Ascendant' takes 3 weapons; it may take at most 2",
+        id="weapon-count-max",
+    ),
+    pytest.param(
+        ENDLESS.replace("count: 10,", "count: 11,", 1),
+        "roster.yaml:9:5: error[roster-models-max]: 'Warrior Host' has 11 models; it may have at most 10",
+        id="models-max",
+    ),
+    pytest.param(
+        ENDLESS.replace("list: The Endless", "list: The Endles"),
+        "roster.yaml:3:7: error[roster-unknown-list]: 'The Endles' is not one of the lists of Fracture",
+        id="unknown-list",
+    ),
+    pytest.param(
         "module: scraplands\nlist: Building a Team\nunits:\n  - unit: Cars\n    models: [{model: Wreck, upgrades: [Turret, Turret]}]\n",
         "roster.yaml:5:14: error[roster-upgrade-per-model]: 'Wreck' in 'Cars' takes 'Turret' 2 times, more than its limit: one per car",
         id="upgrade-limit-per-model",
@@ -244,6 +298,31 @@ CASES = [
         id="item-budget-and-pool",
     ),
 ]
+
+
+#: Roster codes no test of this file plants yet (the cross-runtime test in tests/browser/test_builder.py draws some).
+NOT_PLANTED = {
+    "roster-category-size",
+    "roster-link",  # the builder's own: a link it cannot read (tests/browser/test_builder.py)
+    "roster-max-units",
+    "roster-option-models",
+    "roster-share-min",
+    "roster-swap-all",  # the data has no swap all models must make
+    "roster-taken-in",
+    "roster-upgrade-count-max",
+    "roster-upgrade-count-min",
+    "roster-weapon-count-min",
+}
+
+
+def test_every_roster_code_has_a_case() -> None:
+    """Each code of the roster registry (the `Labels` fields that word them) is asserted by a test of this file,
+    apart from those excused above: a new code needs its case."""
+    source = Path(__file__).read_text(encoding="utf-8")
+    asserted = set(re.findall(r"(?:error|warning)\[(roster-[\w-]+)\]|\"code\": \"(roster-[\w-]+)\"", source))
+    covered = {code for pair in asserted for code in pair if code}
+    assert set(ROSTER_CODES) - covered - NOT_PLANTED == set()
+    assert set(ROSTER_CODES) - covered >= NOT_PLANTED, "a code excused from planting is planted or no longer registered"
 
 
 @pytest.fixture(scope="module")
@@ -415,3 +494,17 @@ def test_wasteland_takes_one_transport_for_every_unit_that_is_not_a_vehicle(tmp_
         code, out = run(capsys, path, project=WASTELAND)
         ratio = "the army has 5 units with Transport; 1 for every unit without Vehicle allows 4"
         assert out[1:] == [f"{path}:4:1: error[roster-rule-ratio]: {ratio}", "1 error, 0 warnings"] and code == 1
+
+
+def test_a_format_problem_is_worded_by_the_game_s_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a value must be ('a whole number', 'a list of names') is a label too: a game in German says it in German."""
+    project = copy_project(WASTELAND, tmp_path / "wasteland")
+    system = project / "data" / "system.yaml"
+    labels = '  labels:\n    roster_format: "{what} muss {expected} sein"\n    roster_word_number: eine ganze Zahl\n'
+    system.write_text(system.read_text(encoding="utf-8").replace("  labels:\n", labels, 1), encoding="utf-8")
+    text = "module: core-rules\nlist: Example Battle Group\npoints: viele\nunits:\n  - unit: Commander\n    models: [{model: Commander, weapons: Pistol}]\n"
+    code, out = run(capsys, roster(tmp_path, text), project=project)
+    assert f"{tmp_path / 'roster.yaml'}:3:9: error[roster-format]: points muss eine ganze Zahl sein" in out
+    # a word the game leaves alone keeps its English default
+    assert any(line.endswith("error[roster-format]: units[0].models[0].weapons muss a list of names sein") for line in out)
+    assert code == 1
