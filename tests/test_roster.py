@@ -237,7 +237,7 @@ CASES = [
     ),
     case(
         ENDLESS.replace("[Particle Caster, Necroflux Gauntlet]", "[Particle Caster, Necroflux Gauntlet, Rending Claws]"),
-        "roster.yaml:8:9: error[roster-weapon-count-max]: 'Lord Ascendant' in 'Lord Ascendant' takes 3 weapons; it may take at most 2",
+        "roster.yaml:8:9: error[roster-weapon-count-max]: 'Lord Ascendant' in 'Lord Ascendant' takes too many weapons: 3, at most 2",
         id="weapon-count-max",
     ),
     case(
@@ -349,25 +349,25 @@ CASES = [
     ),
     case(
         "module: halo-breakpoint\nlist: Covenant\nunits:\n  - unit: Hunter\n    models: [{model: Hunter}]\n",
-        "roster.yaml:3:1: error[roster-taken-in]: 'Hunter' is taken 1 times; it comes in groups of 2",
+        "roster.yaml:3:1: error[roster-taken-in]: 'Hunter' comes in groups of 2; the army has 1",
         id="taken-in-pairs",
     ),
     case(
         "module: fracture\nlist: The Swarm\nunits:\n  - unit: Psionic Queen\n    models:\n"
         "      - {model: Psionic Queen, weapons: [Neural Blast], upgrades: [Psionic Fury, Psionic Urging, Thick Carapace Adaptation, "
         "Regeneration Adaptation]}\n",
-        "roster.yaml:6:9: error[roster-upgrade-count-max]: 'Psionic Queen' in 'Psionic Queen' takes 4 upgrades; it may take at most 3",
+        "roster.yaml:6:9: error[roster-upgrade-count-max]: 'Psionic Queen' in 'Psionic Queen' takes too many upgrades: 4, at most 3",
         id="upgrade-count-max",
     ),
     case(
         "module: fracture\nlist: The Swarm\nunits:\n  - unit: Psionic Queen\n    models: [{model: Psionic Queen, weapons: [Neural Blast]}]\n",
-        "roster.yaml:5:14: error[roster-upgrade-count-min]: 'Psionic Queen' in 'Psionic Queen' takes 0 upgrades; it needs at least 2",
+        "roster.yaml:5:14: error[roster-upgrade-count-min]: 'Psionic Queen' in 'Psionic Queen' takes too few upgrades: 0, at least 2",
         id="upgrade-count-min",
     ),
     case(
         "module: skirmish\nlist: Rangers\nunits:\n  - unit: Ranger Squad\n    models:\n"
         "      - {model: Ranger, count: 2, weapons: [Pistol]}\n      - {model: Ranger}\n",
-        "roster.yaml:7:9: error[roster-weapon-count-min]: 'Ranger' in 'Ranger Squad' takes 0 weapons; it needs at least 1",
+        "roster.yaml:7:9: error[roster-weapon-count-min]: 'Ranger' in 'Ranger Squad' takes too few weapons: 0, at least 1",
         id="weapon-count-min",
         project="rangers",
     ),
