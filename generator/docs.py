@@ -222,11 +222,16 @@ def reference_markdown(examples: dict[tuple[str, str], str]) -> str:
         for f in data_fields(cls):
             example = example_of(cls, f, examples)
             lines.append(
-                f"| `{yaml_key(f)}` | {_cell(type_text(hints[f.name]))} | {_cell(default_text(f))} | "
+                f"| `{yaml_key(f)}` | {_cell(type_text(hints[f.name]) + _least(f))} | {_cell(default_text(f))} | "
                 f"{_cell(str(f.metadata.get('doc', '')))} | {'`' + _cell(example) + '`' if example else ''} |"
             )
         lines.append("")
     return "\n".join(lines)
+
+
+def _least(f: dataclasses.Field[Any]) -> str:
+    """The least whole number a field takes, where it names one (`doc(..., least=1)`), as the reference says it."""
+    return f", at least {f.metadata['least']}" if "least" in f.metadata else ""
 
 
 def _record_args(tp: Any) -> Iterator[type[Record]]:

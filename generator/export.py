@@ -57,6 +57,15 @@ def roster_messages(labels: Labels) -> dict[str, str]:
     return {code: getattr(labels, name) for code, name in _ROSTER_LABELS.items()}
 
 
+#: The words `roster-format` problems put in (what a value must be), by the key the checkers ask for.
+_ROSTER_WORDS = {f.metadata["roster_word"]: f.name for f in dataclasses.fields(Labels) if "roster_word" in f.metadata}
+
+
+def roster_words(labels: Labels) -> dict[str, str]:
+    """The words of `roster-format` problems, in the game's words, by key ('names': 'a list of names')."""
+    return {key: getattr(labels, name) for key, name in _ROSTER_WORDS.items()}
+
+
 @dataclass
 class ModuleExport:
     """One module's document, and the model objects behind its ids (for costing in Python)."""
@@ -95,6 +104,8 @@ class _ListExporter:
         #: Lookups the list's units repeat (the same weapon list or rule in unit after unit), made once.
         self._named: dict[str, list[str]] = {}
         self._uses: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        # the weapon list each weapon is printed in (by object): its limit per army holds for the weapon
+        self._list_of = {id(w): wl for s in self.scope.chain() for wl in s.weapon_lists.values() for w in wl.weapons}
 
     def _key(self, kind: str, obj: Any) -> str:
         """A stable id for a weapon or upgrade object: its slug, numbered on a clash within the list."""
@@ -119,8 +130,11 @@ class _ListExporter:
     def weapon(self, weapon: Weapon) -> str:
         key = self._key("w", weapon)
         if key not in self.weapons:
+            printed_in = self._list_of.get(id(weapon))
             self.weapons[key] = {
                 "name": weapon.name,
+                "list": printed_in.name if printed_in else None,
+                "max_per_army": printed_in.max_per_army if printed_in else None,
                 "points": weapon.points,
                 "profile": dict(weapon.profile or {}),
                 "rules": self.rule_uses(weapon.rules),
@@ -427,6 +441,7 @@ def export_module(project: Project, module: Module) -> ModuleExport:
         "lists": lists,
         "rules": rules,
         "messages": roster_messages(project.system.labels),
+        "roster_words": roster_words(project.system.labels),
     }
     return out
 

@@ -97,6 +97,13 @@ def label(key: str, what: str, example: str) -> Any:
     return field(default=DEFAULT_LABELS[key], metadata=doc(what, example=example))
 
 
+def roster_word(key: str, example: str) -> Any:
+    """A `Labels` field naming what a roster value must be in `roster-format` problems ('a list of names'); its
+    key is `roster_word_<key>`, and the key the roster checkers ask for stays in its metadata."""
+    what = "A word of the `roster-format` problem: what a roster value must be, or the roster itself."
+    return field(default=DEFAULT_LABELS[f"roster_word_{key}"], metadata=doc(what, example=example, roster_word=key))
+
+
 def roster_message(code: str, example: str) -> Any:
     """A `Labels` field wording one roster problem: its key is the code with '_' for '-' ('roster-total' is
     `roster_total`), and the code stays in its metadata, so the codes are read from `Labels` alone."""
@@ -330,6 +337,9 @@ class Labels(Record):
     roster_upgrade_per_army: str = roster_message(
         "roster-upgrade-per-army", "die Armee nimmt '{upgrade}' {count}-mal, mehr als erlaubt: {limit}"
     )
+    roster_weapon_per_army: str = roster_message(
+        "roster-weapon-per-army", "die Armee darf höchstens {max} '{weapon}' aus '{list}' enthalten (sie hat {count})"
+    )
     roster_reinforcements: str = roster_message(
         "roster-reinforcements", "die {name} kosten {total} {currency}, mehr als die erlaubten {limit} {currency}"
     )
@@ -347,6 +357,14 @@ class Labels(Record):
         "roster-rule-ratio", "die Armee hat {count} Einheiten mit {rule}; {max} je Einheit ohne {without} erlaubt {allowed}"
     )
     roster_link: str = roster_message("roster-link", "die Armeeliste in diesem Link war nicht lesbar; nichts wurde daraus geladen")
+    roster_word_name: str = roster_word("name", "ein Name")
+    roster_word_names: str = roster_word("names", "eine Liste von Namen")
+    roster_word_list: str = roster_word("list", "eine Liste")
+    roster_word_mapping: str = roster_word("mapping", "eine Zuordnung")
+    roster_word_number: str = roster_word("number", "eine ganze Zahl")
+    roster_word_count: str = roster_word("count", "eine ganze Zahl ab 1")
+    roster_word_flag: str = roster_word("flag", "true oder false")
+    roster_word_roster: str = roster_word("roster", "eine Armeeliste")
 
     def say(self, key: str, **values: str) -> str:
         """A label with its values put in, as plain text (the renderer escapes; this is for titles)."""
@@ -689,6 +707,14 @@ class WeaponList(Record):
     id: str = field(default="", metadata=doc("List id; slug of the name when omitted.", slug=True))
     label: str | None = field(default=None, metadata=doc("Header of the first column, when not the module's weapon term."))
     weapons: tuple[Weapon, ...] = field(metadata=doc("The weapons."))
+    max_per_army: int | None = field(
+        default=None,
+        metadata=doc(
+            "Most times each weapon of the list may appear in an army, over all its models (what the prose says, checked in rosters).",
+            example=1,
+            least=1,
+        ),
+    )
     library: bool = field(
         default=False,
         metadata=doc("A library other lists and modules draw on: not reported when no unit of this page takes it.", example=True),
@@ -706,10 +732,11 @@ class Upgrade(Record):
     points: ProfileValue | None = field(default=None, metadata=doc("Cost; '-' where none is printed."))
     limit: str | None = field(default=None, metadata=doc("A limit on taking it, as printed, e.g. 'one per gang'."))
     max_per_army: int | None = field(
-        default=None, metadata=doc("Most models of an army that may take it (what `limit` says, checked in rosters).", example=1)
+        default=None,
+        metadata=doc("Most models of an army that may take it (what `limit` says, checked in rosters).", example=1, least=1),
     )
     max_per_model: int | None = field(
-        default=None, metadata=doc("Most times one model may take it (what `limit` says, checked in rosters).", example=1)
+        default=None, metadata=doc("Most times one model may take it (what `limit` says, checked in rosters).", example=1, least=1)
     )
     grants: tuple[str, ...] = field(default=(), metadata=doc("Special rules it gives."))
     sets: dict[str, ProfileValue] = field(default_factory=dict, metadata=doc("Profile values it sets."))

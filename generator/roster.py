@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .export import ModuleExport, roster_messages
+from .export import ModuleExport, roster_messages, roster_words
 from .loader import parse_yaml, read_text
 from .model import Labels
 from .points import build_model
@@ -63,11 +63,20 @@ class Verdict:
     """What a roster costs and everything wrong with it."""
 
     messages: Mapping[str, str]  # the game's message template of each problem code
+    words: Mapping[str, str] = field(default_factory=dict)  # the game's words for what a value must be (roster-format)
     total: int = 0
     unit_costs: list[int] = field(default_factory=list)
     problems: list[RosterProblem] = field(default_factory=list)
 
+    @classmethod
+    def of(cls, document: Mapping[str, Any]) -> Verdict:
+        """A verdict worded by a module's document: its messages and words (the builder reads the same)."""
+        return cls(document["messages"], document["roster_words"])
+
     def add(self, severity: str, code: str, path: str, **values: object) -> None:
+        """A problem, its message filled in; an `expected` value is a key of the words (`names`), else said as it is."""
+        if "expected" in values:
+            values["expected"] = self.words.get(str(values["expected"]), values["expected"])
         message = re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), self.messages[code])
         self.problems.append(RosterProblem(severity, code, message, path))
 
@@ -86,7 +95,7 @@ def _text(value: Any, path: str, verdict: Verdict) -> str | None:
     """A name, or None (reported) when the value is not a non-blank string."""
     if isinstance(value, str) and value.strip():
         return str(value)
-    verdict.add("error", "roster-format", path, what=path, expected="a name")
+    verdict.add("error", "roster-format", path, what=path, expected="name")
     return None
 
 
@@ -95,7 +104,7 @@ def _names(value: Any, path: str, verdict: Verdict) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list):
-        verdict.add("error", "roster-format", path, what=path, expected="a list of names")
+        verdict.add("error", "roster-format", path, what=path, expected="names")
         return []
     return [str(v) for k, v in enumerate(value) if _text(v, f"{path}[{k}]", verdict) is not None]
 
@@ -109,7 +118,7 @@ def _list_at(value: Any, path: str, verdict: Verdict) -> list[Any]:
     value = value or []
     if isinstance(value, list):
         return value
-    verdict.add("error", "roster-format", path, what=path, expected="a list")
+    verdict.add("error", "roster-format", path, what=path, expected="list")
     return []
 
 
@@ -117,7 +126,7 @@ def normalise(raw: Any, verdict: Verdict) -> dict[str, Any]:
     """A raw roster as plain values of the right types; wrong types are reported and left out."""
     out: dict[str, Any] = {"module": None, "list": None, "points": None, "units": []}
     if not isinstance(raw, dict):
-        verdict.add("error", "roster-format", "", what="a roster", expected="a mapping")
+        verdict.add("error", "roster-format", "", what=verdict.words.get("roster", "roster"), expected="mapping")
         return out
     version = raw.get("format_version", ROSTER_VERSION)
     if version != ROSTER_VERSION or isinstance(version, bool):
@@ -138,20 +147,20 @@ def _points(points: Any, verdict: Verdict) -> int | None:
         return None
     if _whole(points, 0):
         return int(points)
-    verdict.add("error", "roster-format", "points", what="points", expected="a whole number")
+    verdict.add("error", "roster-format", "points", what="points", expected="number")
     return None
 
 
 def _unit_entry(unit: Any, path: str, verdict: Verdict) -> dict[str, Any] | None:
     if not isinstance(unit, dict):
-        verdict.add("error", "roster-format", path, what=path, expected="a mapping")
+        verdict.add("error", "roster-format", path, what=path, expected="mapping")
         return None
     name = _text(unit.get("unit"), f"{path}.unit", verdict)
     groups = _list_at(unit.get("models"), f"{path}.models", verdict)
     models = [m for j, group in enumerate(groups) if (m := _model_group(group, f"{path}.models[{j}]", verdict)) is not None]
     held_back = unit.get("reinforcements", False)
     if not isinstance(held_back, bool):
-        verdict.add("error", "roster-format", f"{path}.reinforcements", what=f"{path}.reinforcements", expected="true or false")
+        verdict.add("error", "roster-format", f"{path}.reinforcements", what=f"{path}.reinforcements", expected="flag")
         held_back = False
     return {"unit": name, "models": models, "reinforcements": held_back}
 
@@ -159,12 +168,12 @@ def _unit_entry(unit: Any, path: str, verdict: Verdict) -> dict[str, Any] | None
 def _model_group(group: Any, path: str, verdict: Verdict) -> dict[str, Any] | None:
     """One line of a unit: a model, how many of it, and the weapons and upgrades each one takes."""
     if not isinstance(group, dict):
-        verdict.add("error", "roster-format", path, what=path, expected="a mapping")
+        verdict.add("error", "roster-format", path, what=path, expected="mapping")
         return None
     model = _text(group.get("model"), f"{path}.model", verdict)
     count = group.get("count", 1)
     if not _whole(count, 1):
-        verdict.add("error", "roster-format", f"{path}.count", what=f"{path}.count", expected="a whole number of at least 1")
+        verdict.add("error", "roster-format", f"{path}.count", what=f"{path}.count", expected="count")
         count = 1
     weapons = _names(group.get("weapons"), f"{path}.weapons", verdict)
     upgrades = _names(group.get("upgrades"), f"{path}.upgrades", verdict)
@@ -210,11 +219,12 @@ class _Tally:
     swapped: dict[int, int] = field(default_factory=dict)
     optioned: dict[int, int] = field(default_factory=dict)
     upgrades: dict[str, int] = field(default_factory=dict)
+    weapons: dict[str, int] = field(default_factory=dict)  # every weapon the models carry, chosen or fixed, by id
 
 
 def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | None = None) -> Verdict:
     """Cost a normalised roster and check it against every army-building rule the data states."""
-    verdict = verdict or Verdict(export.data["messages"])
+    verdict = verdict or Verdict.of(export.data)
     data = export.data
     module = data["module"]
     building = module["army_building"] or {}
@@ -227,6 +237,7 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         return verdict
     kept: list[tuple[int, dict[str, Any], int]] = []
     taken: dict[str, int] = {}
+    carried: dict[str, int] = {}
     reserve = 0
     for i, entry in enumerate(roster["units"]):
         if entry["unit"] is None:
@@ -240,9 +251,12 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
         verdict.unit_costs.append(tally.cost)
         for key, n in tally.upgrades.items():
             taken[key] = taken.get(key, 0) + n
+        for key, n in tally.weapons.items():
+            carried[key] = carried.get(key, 0) + n
         reserve += _held_back(building, entry, unit, module, i, verdict) * tally.cost
     verdict.total = sum(c for _, _, c in kept)
     _check_upgrades_per_army(army, taken, verdict)
+    _check_weapons_per_army(army, carried, verdict)
     _check_army(army, building, roster, kept, currency, verdict, reserve)
     return verdict
 
@@ -382,6 +396,8 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
         carried.remove(key)
     points = _model_points(unit, index, carried + chosen_weapons, chosen_upgrades)
     _add_line(tally, model["name"], group["count"], points, reading, chosen_weapons, chosen_upgrades)
+    for key in carried + chosen_weapons:
+        tally.weapons[key] = tally.weapons.get(key, 0) + group["count"]
     _check_spending_cap(unit, model, points, gpath, verdict)
     _check_weapon_count(unit, model, reading.slots, gpath, verdict)
     _check_upgrade_count(unit, model, len(chosen_upgrades), gpath, verdict)
@@ -500,6 +516,15 @@ def _check_upgrades_per_army(army: dict[str, Any], taken: dict[str, int], verdic
         most = upgrade["max_per_army"]
         if most is not None and n > most:
             verdict.add("error", "roster-upgrade-per-army", "units", upgrade=upgrade["name"], count=n, limit=upgrade["limit"] or most)
+
+
+def _check_weapons_per_army(army: dict[str, Any], carried: dict[str, int], verdict: Verdict) -> None:
+    """A weapon of a list that limits how often each of its weapons appears in the whole army ('Unique Weapons')."""
+    for key, n in carried.items():
+        weapon = army["weapons"][key]
+        most = weapon.get("max_per_army")
+        if most is not None and n > most:
+            verdict.add("error", "roster-weapon-per-army", "units", weapon=weapon["name"], list=weapon["list"], max=most, count=n)
 
 
 def _check_upgrade_count(unit: _Unit, model: dict[str, Any], n: int, gpath: str, verdict: Verdict) -> None:
@@ -782,16 +807,19 @@ def _place(path: str, locations: dict[str, Location], rel: str) -> Location:
 def check_roster_file(path: Path, rel: str, exports: dict[str, ModuleExport]) -> tuple[Verdict, list[Problem], ModuleExport | None]:
     """Read and check a roster file; problems are located in the file, never raised."""
     # one system's labels word every module's messages; a project without modules speaks the defaults
-    messages = next((e.data["messages"] for e in exports.values()), None) or roster_messages(Labels())
+    words = next((e.data for e in exports.values()), None) or {
+        "messages": roster_messages(Labels()),
+        "roster_words": roster_words(Labels()),
+    }
     text, problems = read_text(path, rel)
     if text is None:
-        return Verdict(messages), problems, None
+        return Verdict.of(words), problems, None
     raw, problems = parse_yaml(text, rel)
     if raw is None:
-        return Verdict(messages), problems, None
+        return Verdict.of(words), problems, None
     locations: dict[str, Location] = {"": Location(rel, 1, 1)}
     _locations(raw, "", rel, locations)
-    verdict = Verdict(messages)
+    verdict = Verdict.of(words)
     roster = normalise(raw, verdict)
     export = exports.get(str(roster["module"])) if roster["module"] else None
     if export is None and roster["module"] is not None:

@@ -73,6 +73,7 @@ class _Field:
     tp: Any
     required: bool
     slug: bool
+    least: int | None  # the least whole number the field takes, where it names one (`doc(..., least=1)`)
 
 
 _PLANS: dict[type, tuple[tuple[_Field, ...], frozenset[str]]] = {}
@@ -82,7 +83,10 @@ def _plan(cls: type[Record]) -> tuple[tuple[_Field, ...], frozenset[str]]:
     """A record class's fields in order, and the keys a mapping of it may have."""
     if cls not in _PLANS:
         hints = _hints(cls)
-        fields = tuple(_Field(f.name, yaml_key(f), hints[f.name], _required(f), bool(f.metadata.get("slug"))) for f in data_fields(cls))
+        fields = tuple(
+            _Field(f.name, yaml_key(f), hints[f.name], _required(f), bool(f.metadata.get("slug")), f.metadata.get("least"))
+            for f in data_fields(cls)
+        )
         _PLANS[cls] = (fields, frozenset(f.key for f in fields))
     return _PLANS[cls]
 
@@ -288,6 +292,9 @@ class Builder:
         if built is not _MISSING and f.slug and isinstance(built, str) and built and not re.match(SLUG, built):
             message = f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}"
             return self.fail(loc_of(built, raw.key_locs[key]), "slug", message, sub)
+        if f.least is not None and isinstance(built, int) and not isinstance(built, bool) and built < f.least:
+            message = f"{sub} must be a whole number of at least {f.least}, not {built}"
+            return self.fail(loc_of(built, raw.key_locs[key]), "value", message, sub)
         return built
 
 
@@ -377,6 +384,8 @@ def _record_schema(tp: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
         prop = {**prop, **_default_and_example(f)}
         if f.metadata.get("slug"):
             prop = {**prop, "pattern": SLUG}
+        if "least" in f.metadata:
+            prop = {**prop, "minimum": f.metadata["least"]}
         props[yaml_key(f)] = prop
         if _required(f):
             required.append(yaml_key(f))

@@ -35,6 +35,18 @@ def test_one_versioned_file_per_module_valid_against_the_schema(exported: Path) 
         assert document["format_version"] == FORMAT_VERSION
         # the shipped game keeps the English labels: every code's message is its label's default
         assert document["messages"] == {code: DEFAULT_LABELS[code.replace("-", "_")] for code in ROSTER_CODES}
+        assert document["roster_words"] == {k[len("roster_word_") :]: v for k, v in DEFAULT_LABELS.items() if k.startswith("roster_word_")}
+
+
+def test_a_weapon_carries_the_limit_per_army_of_its_list(exported: Path) -> None:
+    """The Endless' Unique Weapons may each appear once in an army; the list's other weapons are not limited."""
+    fracture = json.loads((exported / "fracture.json").read_text(encoding="utf-8"))
+    endless = next(army for army in fracture["lists"] if army["name"] == "The Endless")
+    weapons = {w["name"]: (w["list"], w["max_per_army"]) for w in endless["weapons"].values()}
+    assert weapons["Necroflux Gauntlet"] == ("Unique Weapons", 1)
+    assert weapons["Particle Rifle"] == ("Standard Weapons", None)
+    limited = sorted(name for name, (_, most) in weapons.items() if most is not None)
+    assert limited == ["Entropic Resonator", "Necroflux Gauntlet", "Transdimensional Disruptor"]
 
 
 def test_names_are_resolved_to_ids_with_profiles_costs_and_rule_texts(exported: Path) -> None:

@@ -114,10 +114,10 @@ def build(project: Path) -> dict[str, Words]:
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=600)
     assert result.returncode == 0, result.stderr
     pages = {p.relative_to(site).as_posix(): Words(p.read_text(encoding="utf-8")) for p in sorted(site.rglob("*.html"))}
-    for path in sorted(site.glob("*/data.json")):  # the builder shows a module's words and roster messages from here
+    for path in sorted(site.glob("*/data.json")):  # the builder shows a module's words, roster messages and their words from here
         document = json.loads(path.read_text(encoding="utf-8"))
         words = Words("")
-        words.strings = [*document["module"]["terms"].values(), *document["messages"].values()]
+        words.strings = [*document["module"]["terms"].values(), *document["messages"].values(), *document["roster_words"].values()]
         pages[path.relative_to(site).as_posix()] = words
     return pages
 

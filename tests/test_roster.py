@@ -7,17 +7,18 @@ hand from the printed army lists, never by calling the cost functions.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from generator.cli import main
-from generator.export import ModuleExport, export_project
+from generator.export import ROSTER_CODES, ModuleExport, export_project
 from generator.pages import load_project
 from generator.report import format_problems
 from generator.roster import check_roster_file
 
-from .conftest import REPO
+from .conftest import MINI, REPO, copy_project
 
 WASTELAND = REPO / "examples" / "wasteland-tactics"
 
@@ -95,38 +96,87 @@ units:
 """
 
 
+#: The Endless with a Unique Weapon on its Lord Ascendant: each weapon of that list may appear once in the army.
+ENDLESS = """\
+format_version: 1
+module: fracture
+list: The Endless
+points: 1000
+units:
+  - unit: Lord Ascendant
+    models:
+      - {model: Lord Ascendant, weapons: [Particle Caster, Necroflux Gauntlet], upgrades: [Cloak of Ancients]}
+  - unit: Warrior Host
+    models: [{model: Warrior, count: 10, weapons: [Particle Rifle]}]
+  - unit: Warrior Host
+    models: [{model: Warrior, count: 10, weapons: [Particle Rifle]}]
+  - unit: Warrior Host
+    models: [{model: Warrior, count: 10, weapons: [Particle Rifle]}]
+"""
+
+
+def test_a_unique_weapon_taken_once_is_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, roster(tmp_path, ENDLESS))
+    # 65 + 1 + 18 + 4 (Lord Ascendant with Particle Caster, Necroflux Gauntlet, Cloak of Ancients) + 3 × 10 × (7 + 3)
+    assert out[0].endswith("total 388 points")
+    assert out[-1] == "no problems found"
+    assert code == 0
+
+
+#: Two weapon rules no shipped unit has, written into a copy of the fixture project (tests/fixtures/mini): a
+#: Ranger takes at least one weapon over all its options, which alone allow none, and the Sky Riders, now up to
+#: three, trade their Lances for Carbines all together or not at all.
+RANGER_RULES = [
+    (
+        "                - {lists: [Sidearms], min: 1, max: 1}\n",
+        "                - {lists: [Sidearms], min: 0, max: 1}\n              total: {min: 1}\n",
+    ),
+    ("              models: {min: 1, max: 1}\n", "              models: {min: 1, max: 3}\n"),
+    (
+        "              fixed: [Lance]\n",
+        "              fixed: [Lance]\n              swaps:\n                - {replace: Lance, with: [Carbine], models: all}\n",
+    ),
+]
+
+
+def case(text: str, line: str, id: str, project: str = "shipped") -> pytest.ParameterSet:
+    """A roster, the located line it must produce, and the project it is checked against: the shipped data, or
+    "rangers", the fixture project with `RANGER_RULES`."""
+    return pytest.param(text, line, project, id=id)
+
+
 CASES = [
-    pytest.param(
+    case(
         LEGAL + "  - unit: Warlord\n    models:\n      - {model: Warlord}\n",
         "roster.yaml:5:1: error[roster-per-army-max]: the army may include at most 1 'Warlord' (it has 2)",
         id="per-army",
     ),
-    pytest.param(
+    case(
         LEGAL + "  - unit: Hauler\n    models:\n      - {model: Hauler, weapons: [Havoc Rockets]}\n" * 3,
         "roster.yaml:5:1: error[roster-per-unit]: 'Hauler' is taken 4 times; one for every 'Grunts' allows 3",
         id="one-for-every",
     ),
-    pytest.param(
+    case(
         LEGAL.replace("count: 10,", "count: 3,", 1),
         "roster.yaml:9:5: error[roster-models-min]: 'Grunts' has 3 models; it needs at least 5",
         id="models-in-composition",
     ),
-    pytest.param(
+    case(
         LEGAL.replace("[Scattergun, Frag Grenade]", "[Scattergun, Earthshaker]", 1),
         "roster.yaml:11:57: error[roster-weapon]: 'Grunt' in 'Grunts' may not take 'Earthshaker'",
         id="weapon-not-offered",
     ),
-    pytest.param(
+    case(
         LEGAL.replace("weapons: [Havoc Rockets]", "weapons: []"),
         "roster.yaml:18:9: error[roster-option-min]: 'Hauler' in 'Hauler' takes 0 weapons from 'Mounted Secondary Weapons'; it needs at least 1",
         id="option-min",
     ),
-    pytest.param(
+    case(
         LEGAL.replace("weapons: [Havoc Rockets]", "weapons: [Havoc Rockets, Heavy Scorcher, Havoc Rockets]"),
         "roster.yaml:18:9: error[roster-option-max]: 'Hauler' in 'Hauler' takes 3 weapons from 'Mounted Secondary Weapons'; it may take at most 2",
         id="option-max",
     ),
-    pytest.param(
+    case(
         LEGAL.replace(
             "      - {model: Grunt, count: 10, weapons: [Scattergun, Frag Grenade]}\n",
             "      - {model: Grunt, count: 7, weapons: [Scattergun, Frag Grenade]}\n"
@@ -135,57 +185,83 @@ CASES = [
         "roster.yaml:9:5: error[roster-swap-models]: 'Grunts' has 3 models trading 'Standard Sidearms / Standard Weapons'; at most 2 may",
         id="swap-models",
     ),
-    pytest.param(
+    case(
         LEGAL.replace("[Scattergun, Frag Grenade]}", "[Slugger Pistol, Scattergun, Spitfire]}", 1),
         "roster.yaml:11:9: error[roster-option-max]: 'Grunt' in 'Grunts' takes 2 weapons from 'Standard Sidearms'; it may take at most 1",
         id="swap-fills-the-place-it-takes",
     ),
-    pytest.param(
+    case(
         HALO.replace("{model: Marine Sergeant, count: 1}", "{model: Marine Sergeant, count: 1, weapons: [M90 Shotgun]}", 1),
         "roster.yaml:7:9: error[roster-swap-gives-up]: 'Marine Sergeant' in 'UNSC Marines' may take 'M90 Shotgun' only in place of "
         "'MA5 Assault Rifle', which it does not carry",
         id="swap-gives-up",
     ),
-    pytest.param(
+    case(
         HALO.replace("weapons: [M90 Shotgun]}", "weapons: [M90 Shotgun, BR55 Service Rifle]}", 1),
         "roster.yaml:8:9: error[roster-swap-once]: 'Marine' in 'UNSC Marines' takes 'BR55 Service Rifle' in place of "
         "'MA5 Assault Rifle' a second time; a model trades it once",
         id="swap-once",
     ),
-    pytest.param(
+    case(
         HALO + ("  - unit: UNSC Marines\n    reinforcements: true\n    models: [{model: Marine, count: 5}]\n" * 2),
         "roster.yaml:4:1: error[roster-reinforcements]: the Reinforcements cost 129 points, more than the 100 points allowed",
         id="reinforcements",
     ),
-    pytest.param(
+    case(
         HALO.replace("points: 49", "points: 40"),
         "roster.yaml:3:9: error[roster-total-without-reinforcements]: the army without its Reinforcements costs 49 points, "
         "more than the 40 points it may spend",
         id="game-size-without-reinforcements",
     ),
-    pytest.param(
+    case(
         LEGAL.replace("  - unit: Hauler\n", "  - unit: Hauler\n    reinforcements: true\n"),
         "roster.yaml:17:5: error[roster-no-reinforcements]: 'Hauler' is held back as reinforcements, but Fracture has none",
         id="no-reinforcements",
     ),
-    pytest.param(
+    case(
         "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models: [{model: Leader, upgrades: [Horse]}]\n"
         "  - unit: Hired Guns\n    models: [{model: Hired Gun, count: 2, upgrades: [Horse]}]\n",
         "roster.yaml:3:1: error[roster-upgrade-per-army]: the army takes 'Horse' 3 times, more than its limit: max 2 per gang",
         id="upgrade-limit-per-army",
     ),
-    pytest.param(
+    case(
+        ENDLESS.replace(
+            "  - unit: Warrior Host\n",
+            "  - unit: Lord Ascendant on Command Ark\n    models:\n"
+            "      - {model: Lord Ascendant on Command Ark, weapons: [Necroflux Gauntlet]}\n"
+            "  - unit: Warrior Host\n",
+            1,
+        ),
+        "roster.yaml:5:1: error[roster-weapon-per-army]: the army may include at most 1 'Necroflux Gauntlet' from 'Unique Weapons' (it has 2)",
+        id="weapon-limit-per-army",
+    ),
+    case(
+        ENDLESS.replace("[Particle Caster, Necroflux Gauntlet]", "[Particle Caster, Necroflux Gauntlet, Rending Claws]"),
+        "roster.yaml:8:9: error[roster-weapon-count-max]: 'Lord Ascendant' in 'Lord Ascendant' takes too many weapons: 3, at most 2",
+        id="weapon-count-max",
+    ),
+    case(
+        ENDLESS.replace("count: 10,", "count: 11,", 1),
+        "roster.yaml:9:5: error[roster-models-max]: 'Warrior Host' has 11 models; it may have at most 10",
+        id="models-max",
+    ),
+    case(
+        ENDLESS.replace("list: The Endless", "list: The Endles"),
+        "roster.yaml:3:7: error[roster-unknown-list]: 'The Endles' is not one of the lists of Fracture",
+        id="unknown-list",
+    ),
+    case(
         "module: scraplands\nlist: Building a Team\nunits:\n  - unit: Cars\n    models: [{model: Wreck, upgrades: [Turret, Turret]}]\n",
         "roster.yaml:5:14: error[roster-upgrade-per-model]: 'Wreck' in 'Cars' takes 'Turret' 2 times, more than its limit: one per car",
         id="upgrade-limit-per-model",
     ),
-    pytest.param(
+    case(
         "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
         "      - {model: Hunter, count: 2, weapons: [Shotgun, Knife], upgrades: [Sneak]}\n",
         "roster.yaml:4:5: error[roster-model-limit-min]: 'Survivor Groups' has 0 'Leader'; it needs at least 1",
         id="model-limit-min",
     ),
-    pytest.param(
+    case(
         "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
         "      - {model: Leader, count: 1, weapons: [Assault Rifle, Shotgun, Heavy Club], upgrades: [Runner]}\n",
         # 8 + 6 + 2 + 3 on a Leader who costs 16
@@ -193,23 +269,23 @@ CASES = [
         "more than its cap of 16",
         id="spending-cap-own-cost",
     ),
-    pytest.param(
+    case(
         LEGAL.replace("upgrades: [Big Boss]", "upgrades: [Rocket Pack]"),
         "roster.yaml:8:87: error[roster-upgrade]: 'Warlord in Juggernaut Armour' in 'Warlord' may not take 'Rocket Pack'",
         id="upgrade-not-offered",
     ),
-    pytest.param(
+    case(
         LEGAL.split("  - unit: Grunts")[0],
         "roster.yaml:5:1: error[roster-share-max]: Command costs 132 points, 100% of the army; it may be at most 25%",
         id="category-share",
     ),
-    pytest.param(
+    case(
         "module: fracture\nlist: Marauders\nunits:\n  - unit: Wreckers\n    models:\n"
         "      - {model: Wrecker, count: 2, weapons: [Spitfire]}\n      - {model: Wrecker, count: 1, weapons: [Scorcher]}\n",
         "roster.yaml:4:5: error[roster-same-weapons]: every model in 'Wreckers' must carry the same weapons",
         id="same-weapons",
     ),
-    pytest.param(
+    case(
         "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models:\n"
         "      - {model: Leader, weapons: [Shotgun, Rifle], upgrades: [Aces Wild, Horse]}\n"
         "  - unit: Hired Guns\n    models: [{model: Hired Gun}]\n  - unit: Hired Guns\n    models: [{model: Hired Gun}]\n",
@@ -217,25 +293,25 @@ CASES = [
         "roster.yaml:6:9: error[roster-spending-cap]: 'Leader' in 'Gang Leader' spends 66 dollars on weapons and upgrades, more than its cap of 60",
         id="spending-cap",
     ),
-    pytest.param(
+    case(
         "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models: [{model: Leader}]\n",
         "roster.yaml:3:1: error[roster-per-army-min]: the army must include at least 2 'Hired Guns' (it has 0)",
         id="required-units",
     ),
-    pytest.param(
+    case(
         "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
         "      - {model: Leader, count: 2}\n      - {model: Hunter, count: 3}\n      - {model: Civilian, count: 5}\n",
         "roster.yaml:4:5: error[roster-model-limit]: 'Survivor Groups' has 2 'Leader'; it may have at most 1",
         id="model-limit",
     ),
-    pytest.param(
+    case(
         "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
         "      - {model: Leader, count: 1}\n      - {model: Civilian, count: 10}\n",
         # 16 + 10 × 9
         "roster.yaml:3:1: error[roster-budget]: the army costs 106 points, more than the budget of 100 points",
         id="budget",
     ),
-    pytest.param(
+    case(
         "module: scraplands\nlist: Building a Team\nunits:\n"
         "  - unit: Cars\n    models: [{model: Truck, weapons: [Rocket Launcher], upgrades: [Turret, Built to Last, Armour Plates]}]\n"
         "  - unit: Cars\n    models: [{model: Wreck}]\n",
@@ -243,7 +319,82 @@ CASES = [
         "roster.yaml:3:1: error[roster-item-budget]: the army spends 270 credits beyond 250 credits per unit, more than the shared 200",
         id="item-budget-and-pool",
     ),
+    case(
+        "module: halo-breakpoint\nlist: unsc-army-list\npoints: 300\nunits:\n"
+        "  - unit: UNSC Marines\n    models: [{model: Marine Sergeant}, {model: Marine, count: 4}]\n"
+        "  - unit: Warthog\n    models: [{model: Warthog, weapons: [M79 MLRS]}]\n",
+        "roster.yaml:4:1: error[roster-category-size]: Vehicles units are used only in games of at least 400 points",
+        id="category-game-size",
+    ),
+    case(
+        "module: survivors\nlist: Gather your Survivors\nunits:\n" + "  - unit: Survivor Groups\n    models: [{model: Leader}]\n" * 11,
+        "roster.yaml:3:1: error[roster-max-units]: the army has 11 units; at most 10 are allowed",
+        id="max-units",
+    ),
+    case(
+        "module: halo-breakpoint\nlist: unsc-army-list\nunits:\n"
+        "  - unit: UNSC Marine Weapons Team\n    models: [{model: Marine, count: 2, weapons: [M6 Pistol, M9 Grenade]}]\n",
+        "roster.yaml:4:5: error[roster-option-models]: 'UNSC Marine Weapons Team' has 2 models taking weapons from "
+        "'M6 Pistol / M9 Grenade'; at most 1 may",
+        id="option-for-one-model",
+    ),
+    case(
+        "module: fracture\nlist: Marauders\nunits:\n"
+        "  - unit: Grunts\n    models: [{model: Grunt, count: 5, weapons: [Scattergun, Frag Grenade]}]\n"
+        "  - unit: Scrapper Tank\n    models: [{model: Scrapper Tank}]\n"
+        "  - unit: Wreckers\n    models: [{model: Wrecker, count: 3}]\n",
+        # Grunts 5 × (8 + 2 + 2) = 60 of 60 + 170 (Scrapper Tank) + 3 × 12 (Wreckers) = 266
+        "roster.yaml:3:1: error[roster-share-min]: Standard costs 60 points, 22% of the army; it must be at least 25%",
+        id="category-share-min",
+    ),
+    case(
+        "module: halo-breakpoint\nlist: Covenant\nunits:\n  - unit: Hunter\n    models: [{model: Hunter}]\n",
+        "roster.yaml:3:1: error[roster-taken-in]: 'Hunter' comes in groups of 2; the army has 1",
+        id="taken-in-pairs",
+    ),
+    case(
+        "module: fracture\nlist: The Swarm\nunits:\n  - unit: Psionic Queen\n    models:\n"
+        "      - {model: Psionic Queen, weapons: [Neural Blast], upgrades: [Psionic Fury, Psionic Urging, Thick Carapace Adaptation, "
+        "Regeneration Adaptation]}\n",
+        "roster.yaml:6:9: error[roster-upgrade-count-max]: 'Psionic Queen' in 'Psionic Queen' takes too many upgrades: 4, at most 3",
+        id="upgrade-count-max",
+    ),
+    case(
+        "module: fracture\nlist: The Swarm\nunits:\n  - unit: Psionic Queen\n    models: [{model: Psionic Queen, weapons: [Neural Blast]}]\n",
+        "roster.yaml:5:14: error[roster-upgrade-count-min]: 'Psionic Queen' in 'Psionic Queen' takes too few upgrades: 0, at least 2",
+        id="upgrade-count-min",
+    ),
+    case(
+        "module: skirmish\nlist: Rangers\nunits:\n  - unit: Ranger Squad\n    models:\n"
+        "      - {model: Ranger, count: 2, weapons: [Pistol]}\n      - {model: Ranger}\n",
+        "roster.yaml:7:9: error[roster-weapon-count-min]: 'Ranger' in 'Ranger Squad' takes too few weapons: 0, at least 1",
+        id="weapon-count-min",
+        project="rangers",
+    ),
+    case(
+        "module: skirmish\nlist: Rangers\nunits:\n  - unit: Ranger Squad\n    models: [{model: Ranger, count: 3, weapons: [Pistol]}]\n"
+        "  - unit: Sky Rider\n    models:\n      - {model: Sky Rider, weapons: [Carbine]}\n      - {model: Sky Rider}\n",
+        "roster.yaml:6:5: error[roster-swap-all]: 'Sky Rider' has 1 of 2 models trading 'Lance'; all of them or none must",
+        id="swap-all",
+        project="rangers",
+    ),
 ]
+
+
+#: Roster codes no test of this file plants.
+NOT_PLANTED = {
+    "roster-link",  # the builder's own: a link it cannot read (tests/browser/test_builder.py)
+}
+
+
+def test_every_roster_code_has_a_case() -> None:
+    """Each code of the roster registry (the `Labels` fields that word them) is asserted by a test of this file,
+    apart from those excused above: a new code needs its case."""
+    source = Path(__file__).read_text(encoding="utf-8")
+    asserted = set(re.findall(r"(?:error|warning)\[(roster-[\w-]+)\]|\"code\": \"(roster-[\w-]+)\"", source))
+    covered = {code for pair in asserted for code in pair if code}
+    assert set(ROSTER_CODES) - covered - NOT_PLANTED == set()
+    assert set(ROSTER_CODES) - covered >= NOT_PLANTED, "a code excused from planting is planted or no longer registered"
 
 
 @pytest.fixture(scope="module")
@@ -253,10 +404,26 @@ def exports() -> dict[str, ModuleExport]:
     return export_project(loaded.project)
 
 
-@pytest.mark.parametrize(("text", "line"), CASES)
-def test_each_broken_rule_is_one_located_line(tmp_path: Path, exports: dict[str, ModuleExport], text: str, line: str) -> None:
+@pytest.fixture(scope="module")
+def rangers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleExport]:
+    """The exports of a copy of the fixture project with `RANGER_RULES` written in."""
+    project = copy_project(MINI, tmp_path_factory.mktemp("rangers"))
+    army = project / "data" / "skirmish" / "army-lists" / "rangers.yaml"
+    text = army.read_text(encoding="utf-8")
+    for old, new in RANGER_RULES:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    army.write_text(text, encoding="utf-8")
+    loaded = load_project(project)
+    assert loaded.project is not None and loaded.problems == []
+    return export_project(loaded.project)
+
+
+@pytest.mark.parametrize(("text", "line", "project"), CASES)
+def test_each_broken_rule_is_one_located_line(tmp_path: Path, request: pytest.FixtureRequest, text: str, line: str, project: str) -> None:
     """The function `cadence roster` calls, on the data loaded once (the command itself is run above and below)."""
     path = roster(tmp_path, text)
+    exports = request.getfixturevalue({"shipped": "exports", "rangers": "rangers"}[project])
     _verdict, problems, _export = check_roster_file(path, "roster.yaml", exports)
     lines = format_problems(problems).splitlines()
     assert line in lines, "\n".join(lines)
@@ -415,3 +582,17 @@ def test_wasteland_takes_one_transport_for_every_unit_that_is_not_a_vehicle(tmp_
         code, out = run(capsys, path, project=WASTELAND)
         ratio = "the army has 5 units with Transport; 1 for every unit without Vehicle allows 4"
         assert out[1:] == [f"{path}:4:1: error[roster-rule-ratio]: {ratio}", "1 error, 0 warnings"] and code == 1
+
+
+def test_a_format_problem_is_worded_by_the_game_s_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a value must be ('a whole number', 'a list of names') is a label too: a game in German says it in German."""
+    project = copy_project(WASTELAND, tmp_path / "wasteland")
+    system = project / "data" / "system.yaml"
+    labels = '  labels:\n    roster_format: "{what} muss {expected} sein"\n    roster_word_number: eine ganze Zahl\n'
+    system.write_text(system.read_text(encoding="utf-8").replace("  labels:\n", labels, 1), encoding="utf-8")
+    text = "module: core-rules\nlist: Example Battle Group\npoints: viele\nunits:\n  - unit: Commander\n    models: [{model: Commander, weapons: Pistol}]\n"
+    code, out = run(capsys, roster(tmp_path, text), project=project)
+    assert f"{tmp_path / 'roster.yaml'}:3:9: error[roster-format]: points muss eine ganze Zahl sein" in out
+    # a word the game leaves alone keeps its English default
+    assert any(line.endswith("error[roster-format]: units[0].models[0].weapons muss a list of names sein") for line in out)
+    assert code == 1

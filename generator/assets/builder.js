@@ -35,13 +35,18 @@
     return typeof v === "number" && Number.isInteger(v);
   }
 
-  function Verdict(messages) {
+  function Verdict(messages, words) {
     this.total = 0;
     this.unit_costs = [];
     this.problems = [];
     this.messages = messages;
+    this.words = words || {};
   }
+  // An `expected` value is a key of the words ("names"), else said as it is (roster.Verdict.add).
   Verdict.prototype.add = function (severity, code, path, values) {
+    if (has(values, "expected") && has(this.words, String(values.expected))) {
+      values = Object.assign({}, values, { expected: this.words[String(values.expected)] });
+    }
     var message = this.messages[code].replace(/\{(\w+)\}/g, function (_, key) {
       return String(values[key]);
     });
@@ -51,13 +56,13 @@
   function normalise(raw, verdict) {
     function text(value, path, what) {
       if (typeof value === "string" && value.trim()) return value;
-      verdict.add("error", "roster-format", path, { what: what, expected: "a name" });
+      verdict.add("error", "roster-format", path, { what: what, expected: "name" });
       return null;
     }
     function names(value, path) {
       if (value === null || value === undefined) return [];
       if (!Array.isArray(value)) {
-        verdict.add("error", "roster-format", path, { what: path, expected: "a list of names" });
+        verdict.add("error", "roster-format", path, { what: path, expected: "names" });
         return [];
       }
       var out = [];
@@ -68,7 +73,7 @@
     }
     var out = { module: null, list: null, points: null, units: [] };
     if (!isMap(raw)) {
-      verdict.add("error", "roster-format", "", { what: "a roster", expected: "a mapping" });
+      verdict.add("error", "roster-format", "", { what: has(verdict.words || {}, "roster") ? verdict.words.roster : "roster", expected: "mapping" });
       return out;
     }
     var version = has(raw, "format_version") ? raw.format_version : ROSTER_VERSION;
@@ -80,36 +85,36 @@
     var points = has(raw, "points") ? raw.points : null;
     if (points !== null && points !== undefined) {
       if (isInt(points) && points >= 0) out.points = points;
-      else verdict.add("error", "roster-format", "points", { what: "points", expected: "a whole number" });
+      else verdict.add("error", "roster-format", "points", { what: "points", expected: "number" });
     }
     var units = falsy(raw.units) ? [] : raw.units;
     if (!Array.isArray(units)) {
-      verdict.add("error", "roster-format", "units", { what: "units", expected: "a list" });
+      verdict.add("error", "roster-format", "units", { what: "units", expected: "list" });
       units = [];
     }
     units.forEach(function (unit, i) {
       var path = "units[" + i + "]";
       if (!isMap(unit)) {
-        verdict.add("error", "roster-format", path, { what: path, expected: "a mapping" });
+        verdict.add("error", "roster-format", path, { what: path, expected: "mapping" });
         return;
       }
       var name = text(unit.unit, path + ".unit", path + ".unit");
       var groups = falsy(unit.models) ? [] : unit.models;
       if (!Array.isArray(groups)) {
-        verdict.add("error", "roster-format", path + ".models", { what: path + ".models", expected: "a list" });
+        verdict.add("error", "roster-format", path + ".models", { what: path + ".models", expected: "list" });
         groups = [];
       }
       var models = [];
       groups.forEach(function (group, j) {
         var gpath = path + ".models[" + j + "]";
         if (!isMap(group)) {
-          verdict.add("error", "roster-format", gpath, { what: gpath, expected: "a mapping" });
+          verdict.add("error", "roster-format", gpath, { what: gpath, expected: "mapping" });
           return;
         }
         var model = text(group.model, gpath + ".model", gpath + ".model");
         var count = has(group, "count") ? group.count : 1;
         if (!isInt(count) || count < 1) {
-          verdict.add("error", "roster-format", gpath + ".count", { what: gpath + ".count", expected: "a whole number of at least 1" });
+          verdict.add("error", "roster-format", gpath + ".count", { what: gpath + ".count", expected: "count" });
           count = 1;
         }
         var weapons = names(group.weapons, gpath + ".weapons");
@@ -118,7 +123,7 @@
       });
       var heldBack = has(unit, "reinforcements") ? unit.reinforcements : false;
       if (typeof heldBack !== "boolean") {
-        verdict.add("error", "roster-format", path + ".reinforcements", { what: path + ".reinforcements", expected: "true or false" });
+        verdict.add("error", "roster-format", path + ".reinforcements", { what: path + ".reinforcements", expected: "flag" });
         heldBack = false;
       }
       out.units.push({ unit: name, models: models, reinforcements: heldBack });
@@ -269,6 +274,7 @@
     var swapped = {};
     var optioned = {};
     var taken = {};
+    var arms = {}; // every weapon the models carry, chosen or fixed, by id (the limits per army count them)
     groups.forEach(function (group, j) {
       var gpath = path + ".models[" + j + "]";
       if (group.model === null) return;
@@ -333,6 +339,7 @@
       read.swaps.filter(function (j, n) { return read.swaps.indexOf(j) === n; }).forEach(function (j) { swapped[j] = (swapped[j] || 0) + count; });
       read.options.forEach(function (i) { optioned[i] = (optioned[i] || 0) + count; });
       chosenUpgrades.forEach(function (u) { taken[u] = (taken[u] || 0) + count; });
+      carried.concat(chosenWeapons).forEach(function (w) { arms[w] = (arms[w] || 0) + count; });
       var spent = built - (model.points || 0);
       var cap = unit.spending_cap === null && unit.spending_cap_own_cost ? model.points || 0 : unit.spending_cap;
       if (cap !== null && spent > cap) {
@@ -376,7 +383,7 @@
       var m = most(option.models);
       if (m !== null && n > m) verdict.add("error", "roster-option-models", path, { unit: unit.name, count: n, option: option.label, max: m });
     });
-    return { cost: total, upgrades: taken };
+    return { cost: total, upgrades: taken, weapons: arms };
   }
 
   function countsAs(building, id) {
@@ -503,6 +510,7 @@
     }
     var kept = [];
     var taken = {};
+    var carried = {};
     var reserve = 0;
     roster.units.forEach(function (entry, i) {
       if (entry.unit === null) return;
@@ -515,6 +523,7 @@
       kept.push({ index: i, unit: unit, cost: tally.cost });
       verdict.unit_costs.push(tally.cost);
       Object.keys(tally.upgrades).forEach(function (k) { taken[k] = (taken[k] || 0) + tally.upgrades[k]; });
+      Object.keys(tally.weapons).forEach(function (k) { carried[k] = (carried[k] || 0) + tally.weapons[k]; });
       if (entry.reinforcements) {
         if (building.reinforcements === undefined || building.reinforcements === null) {
           verdict.add("error", "roster-no-reinforcements", "units[" + i + "].reinforcements", { unit: unit.name, module: module.title });
@@ -530,13 +539,21 @@
         verdict.add("error", "roster-upgrade-per-army", "units", { upgrade: u.name, count: taken[key], limit: u.limit || u.max_per_army });
       }
     });
+    // A weapon of a list that limits how often each of its weapons appears in the army (roster._check_weapons_per_army).
+    Object.keys(carried).forEach(function (key) {
+      var w = army.weapons[key];
+      var most = w.max_per_army === undefined ? null : w.max_per_army;
+      if (most !== null && carried[key] > most) {
+        verdict.add("error", "roster-weapon-per-army", "units", { weapon: w.name, list: w.list, max: most, count: carried[key] });
+      }
+    });
     checkArmy(army, building, roster, kept, currency, verdict, reserve);
     return verdict;
   }
 
   /** Check a raw roster (as read from a file or a link) against one module's document. */
   function check(data, raw) {
-    var verdict = new Verdict(data.messages);
+    var verdict = new Verdict(data.messages, data.roster_words);
     var roster = normalise(raw, verdict);
     if (roster.module !== null && roster.module !== data.module.id) {
       verdict.add("error", "roster-unknown-module", "module", { name: roster.module, module: data.module.id });

@@ -124,8 +124,7 @@ def _free_lines(draw: st.DrawFn, unit: dict[str, Any], army: dict[str, Any], low
     One draw says which mishap, if any, a line has (a model or a weapon or an upgrade that is gone, a weapon of
     another unit) and whether its count stays within the unit's size.
     """
-    allowed = [w for o in unit["weapons"]["options"] for w in o["weapons"]] + [w for s in unit["weapons"]["swaps"] for w in s["with"]]
-    weapon_names = [army["weapons"][w]["name"] for w in allowed]
+    weapon_names = [army["weapons"][w]["name"] for w in _offered(unit)]
     upgrade_names = [army["upgrades"][o["upgrade"]]["name"] for o in unit["upgrades"]["options"]]
     every_weapon = [w["name"] for w in army["weapons"].values()]
     n_groups = _pick(draw, [1, 1, 1, 2, 3])
@@ -144,6 +143,30 @@ def _free_lines(draw: st.DrawFn, unit: dict[str, Any], army: dict[str, Any], low
             }
         )
     return groups
+
+
+def _offered(unit: dict[str, Any]) -> list[str]:
+    """The ids of the weapons a unit's options and swaps offer."""
+    return [w for o in unit["weapons"]["options"] for w in o["weapons"]] + [w for s in unit["weapons"]["swaps"] for w in s["with"]]
+
+
+def _limited(draw: st.DrawFn, army: dict[str, Any], careful: bool) -> list[dict[str, Any]]:
+    """Now and then a weapon whose list limits it per army (The Endless' Unique Weapons), on units of one that offers
+    it, one model each made by the book: as often as the limit allows (a careful player), or once more. No draw where
+    no list has a limit."""
+    offered = [(u, k) for u in army["units"] for k in dict.fromkeys(_offered(u)) if army["weapons"][k].get("max_per_army")]
+    if not offered or not _chance(draw, 25):
+        return []
+    unit, key = _pick(draw, offered)
+    weapon, model = army["weapons"][key], unit["models"][0]["name"]
+    times = weapon["max_per_army"] + (0 if careful else 1)
+    return [
+        {
+            "unit": unit["name"],
+            "models": [{"model": model, "count": 1, "weapons": [*_by_the_book(draw, unit, army, 0), weapon["name"]], "upgrades": []}],
+        }
+        for _ in range(times)
+    ]
 
 
 def _sized(building: dict[str, Any], points: object) -> dict[str, Any] | None:
@@ -216,6 +239,7 @@ def rosters(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
         if (reinforcements and _chance(draw, 25)) or fate == 54:
             entry["reinforcements"] = True if fate != 53 else "yes"
         units.append(entry)
+    units += _limited(draw, army, careful)
     roster: dict[str, Any] = {"format_version": 1, "module": data["module"]["id"], "list": army["name"], "points": points, "units": units}
     mishap = 50 if careful else _int(draw, 0, 99)
     if mishap < 2:
@@ -274,7 +298,7 @@ def _key(roster: dict[str, Any]) -> str:
 
 def verdict_of(export: ModuleExport, raw: dict[str, Any]) -> dict[str, Any]:
     """What `cadence roster` decides about a roster (the same functions the command calls)."""
-    verdict = Verdict(export.data["messages"])
+    verdict = Verdict.of(export.data)
     evaluate(export, normalise(raw, verdict), verdict)
     return _canonical(verdict.as_json())
 
@@ -379,6 +403,7 @@ def test_page_and_cadence_roster_agree_on_random_rosters(browser: Browser, site_
     assert set(exports) == {"devils-bluff", "fracture", "halo-breakpoint", "respawn", "scraplands", "squadrons", "survivors"}
     tallies = compare_modules(browser, site_url, REPO, dict(sorted(exports.items())))
     _mix(tallies)
+    print("rosters with a weapon over its limit per army:", {m: t["roster-weapon-per-army"] for m, t in tallies.items()})
     # The rules of swaps, options, upgrade limits and reinforcements were each broken somewhere, and judged alike.
     codes = set().union(*tallies.values())
     assert codes >= DRAWN_CODES, f"never drawn: {sorted(DRAWN_CODES - codes)}"
@@ -398,6 +423,7 @@ DRAWN_CODES = {
     "roster-total-without-reinforcements",
     "roster-no-reinforcements",
     "roster-model-limit-min",
+    "roster-weapon-per-army",
 }
 
 
