@@ -245,8 +245,8 @@ def _snapshot(root: Path, folders: Sequence[str]) -> dict[str, float]:
 
 
 class Garbage:
-    """While serving, each re-staging leaves its project's graph for the cycle collector (staging pauses
-    it). Collecting at once (up to a second at 10x the shipped data) would take the CPU from the engine's
+    """While serving, each re-staging leaves its project's graph for the cycle collector (paused while
+    serving). Collecting at once (up to a second at 10x the shipped data) would take the CPU from the engine's
     rebuild, so it waits until no edit came for a few seconds, or until three stagings' graphs pile up."""
 
     IDLE_S = 5.0
@@ -296,6 +296,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise SystemExit(128 + signum)  # the finally below stops the engine's server and removes the staging tree
 
     previous = signal.signal(signal.SIGTERM, stop)
+    # The collector stays off while serving: the stagings' graphs form no cycles worth an automatic pass
+    # in the middle of the engine's rebuild; `Garbage` collects when serving is idle.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         try:
             config_file = stage(root, work, work / "site", cache).config_file
@@ -307,6 +311,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         process = subprocess.Popen(engine_command(args.engine, "serve", config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
         seen = _snapshot(root, watched)
         garbage = Garbage()
+        garbage.left()  # the first staging's graph, collected once serving is idle
         while process.poll() is None:
             time.sleep(0.3)
             now = _snapshot(root, watched)
@@ -322,6 +327,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return EXIT_CLEAN
     finally:
+        if collecting:
+            gc.enable()
         signal.signal(signal.SIGTERM, previous)
         stop_process(process, timeout=10)
         shutil.rmtree(work, ignore_errors=True)
