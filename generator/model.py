@@ -8,7 +8,8 @@ field added here is at once read, checked and offered for completion.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, MutableSet
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from importlib import resources
@@ -17,7 +18,6 @@ from reprlib import recursive_repr
 from typing import Any, Literal
 
 import yaml
-from markdown.extensions.toc import slugify as _toc_slugify
 
 from .problems import Location
 
@@ -27,14 +27,36 @@ NOWHERE = Location("", 0, 0)
 ProfileValue = int | str
 
 
+# Anchors as Python-Markdown's table of contents (`markdown.extensions.toc`'s `slugify` and `unique`)
+# makes them, written out here so that loading and checking a project never imports Markdown (a
+# tenth of `cadence check`'s start); tests/test_anchors.py holds the two equal.
+_NOT_WORD = re.compile(r"[^\w\s-]")
+_SEPARATORS = re.compile(r"[-\s]+")
+_ID_COUNT = re.compile(r"^(.*)_([0-9]+)$")
+
+
 @lru_cache(maxsize=65536)
 def _slug(name: str) -> str:
-    return _toc_slugify(name, "-")
+    ascii_only = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    return _SEPARATORS.sub("-", _NOT_WORD.sub("", ascii_only).strip().lower())
 
 
 def slugify(name: str) -> str:
     """The id or anchor for a name, exactly as MkDocs' table of contents makes heading anchors."""
     return _slug(str(name))
+
+
+def unique(anchor: str, used: MutableSet[str]) -> str:
+    """`anchor`, or it with `_1`, `_2`... when taken (or empty), added to `used`: as the table of contents does."""
+    if anchor in used or not anchor:
+        count = _ID_COUNT.match(anchor)
+        base, number = (count.group(1), int(count.group(2))) if count else (anchor, 0)
+        number += 1
+        while f"{base}_{number}" in used:
+            number += 1
+        anchor = f"{base}_{number}"
+    used.add(anchor)
+    return anchor
 
 
 def doc(text: str, **extra: Any) -> Any:
