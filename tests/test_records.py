@@ -2,12 +2,14 @@
 `repr=True`, though `Record` supplies those methods once for every class (generator/model.py).
 
 Each record class is compared with a twin built by `dataclasses` itself from the same fields, on
-every record of the shipped project.
+every record of the shipped project; and `schema.type_hints`, which evaluates each annotation once,
+with `typing.get_type_hints`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 from generator.model import NOWHERE, Labels, Record, Unit
 from generator.pages import load_project
 from generator.problems import Location
+from generator.schema import type_hints
 
 from .conftest import REPO
 
@@ -73,3 +76,12 @@ def test_equal_fields_are_equal_records_wherever_written() -> None:
     assert unit != as_twin(unit)  # another class, even with the same fields
     assert Labels() == Labels(loc=NOWHERE) and Labels(home="Start") != Labels()
     assert repr(Labels(home="Start")).startswith("Labels(home='Start', overview='Overview',")
+
+
+def test_type_hints_are_typing_s_for_every_record_class() -> None:
+    classes = [Record]
+    for cls in classes:
+        classes.extend(cls.__subclasses__())
+    assert len(classes) > 40
+    for cls in classes:
+        assert type_hints(cls) == typing.get_type_hints(cls), cls
