@@ -12,8 +12,8 @@ import unicodedata
 from collections.abc import Callable, MutableSet
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from importlib import resources
 from operator import attrgetter
+from pathlib import Path
 from reprlib import recursive_repr
 from typing import Any, Literal
 
@@ -155,7 +155,7 @@ class LandingPages(Record):
 
 #: The generator's own words in English, shipped as data (`generator/labels.yaml`), not code.
 DEFAULT_LABELS: dict[str, str] = yaml.load(  # a safe loader: libyaml's when PyYAML has it
-    resources.files("generator").joinpath("labels.yaml").read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    Path(__file__).with_name("labels.yaml").read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 )
 
 

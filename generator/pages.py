@@ -6,7 +6,6 @@ hand-written one. Neither touches MkDocs: the plugin hands their output to it as
 
 from __future__ import annotations
 
-import html
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
@@ -161,6 +160,8 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
 
     Every title comes from data: module titles, and the system's `labels` for the generator's own words.
     """
+    import html
+
     from .markup import outline_text  # here, not at the top: `cadence check` never imports Markdown
 
     labels = project.system.labels
