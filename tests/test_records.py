@@ -85,3 +85,11 @@ def test_type_hints_are_typing_s_for_every_record_class() -> None:
     assert len(classes) > 40
     for cls in classes:
         assert type_hints(cls) == typing.get_type_hints(cls), cls
+
+
+def test_no_record_class_needs_its_init_run() -> None:
+    """The record cache (generator/stored.py) sets a stored record's fields directly, not through `__init__`."""
+    classes = [Record]
+    for cls in classes:
+        classes.extend(cls.__subclasses__())
+    assert not [cls for cls in classes if hasattr(cls, "__post_init__")]
