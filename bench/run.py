@@ -543,7 +543,7 @@ STAGE_CATEGORIES = [
     ("load_project (read YAML, model, resolve, check)", "generator/pages.py", "load_project"),
     ("  of which reading the YAML (loader.load_directory)", "generator/loader.py", "load_directory"),
     ("  of which the checks (checks.run_checks)", "generator/checks/__init__.py", "run_checks"),
-    ("  of which unsafe_markup (data Markdown rendered for the check)", "generator/markup.py", "unsafe_markup"),
+    ("  of which unsafe_markup (data Markdown rendered for the check)", "generator/checks/markup.py", "unsafe_markup"),
     ("generate (render every generated page)", "generator/pages.py", "generate"),
     ("  of which Jinja templates of army-list pages", "generator/render.py", "army_list_page"),
     ("  of which the builder's JSON (export.builder_outputs)", "generator/export.py", "builder_outputs"),

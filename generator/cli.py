@@ -59,7 +59,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     data_dir, content_dir = _data_dir(root)
     if memo is not None:
         memo.start(data_dir, content_dir)
-    output, code = _check(args, root, data_dir, content_dir)
+    from .loader import collector_paused
+
+    # Paused over the imports and the whole check, and resumed once `_check` has returned and its
+    # project is freed: resumed inside `load_project`, the collector's first pass walks the whole
+    # loaded project while it is still alive (a tenth of a check's time at 10x the shipped data).
+    with collector_paused():
+        output, code = _check(args, root, data_dir, content_dir)
     if memo is not None and code != EXIT_USAGE:
         memo.store(data_dir, content_dir, (output, code))
     return code

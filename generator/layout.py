@@ -14,10 +14,8 @@ import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from markdown.extensions.toc import unique
-
 from .catalogue import ListEntry, Project, walk_sections
-from .model import ArmyList, Labels, Module, Section, SpecialRule, Terms, Unit, UpgradeList, WeaponList, slugify
+from .model import ArmyList, Labels, Module, Section, SpecialRule, Terms, Unit, UpgradeList, WeaponList, slugify, unique
 from .problems import Location, Problem, error
 
 # --- directives in content pages ---------------------------------------------------------------

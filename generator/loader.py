@@ -238,7 +238,8 @@ class _Builder:
 
     def value(self, event: Any, depth: int) -> Any:
         self.count += 1
-        where = self.location(event)
+        mark = event.start_mark  # `location`, written out: it runs for every value of every file
+        where = Location(self.path, mark.line + 1, mark.column + 1)
         if self.count > MAX_NODES:
             raise _Limits(where, f"the file holds more than {MAX_NODES} values")
         if depth > MAX_DEPTH:
@@ -266,11 +267,14 @@ class _Builder:
         result.loc = where
         result.key_locs = {}
         key_event = self.event()
+        path = self.path
         while type(key_event) is not MappingEndEvent:
-            key_loc = self.location(key_event)
+            mark = key_event.start_mark
+            key_loc = Location(path, mark.line + 1, mark.column + 1)
             if type(key_event) is not ScalarEvent:
                 raise _Limits(key_loc, "a mapping key must be a plain name")
-            if _tag(key_event) == _MERGE:
+            # only a key written '<<...' or with a tag can be a merge key: the others skip resolving
+            if (key_event.value[:1] == "<" or key_event.tag not in (None, "!")) and _tag(key_event) == _MERGE:
                 raise _Limits(key_loc, "merge keys ('<<') are not allowed in rules data")
             key = str(key_event.value)
             if key in result:

@@ -10,12 +10,12 @@ page's own Markdown (attr_list, tables, a macros plugin...) could read as syntax
 the page cannot reinterpret what the data said. Links stay Markdown links, so MkDocs still resolves
 and checks them and `[[Rule]]` tooltips keep working.
 
-`unsafe_markup` lists, as located warnings, what the restricted dialect removed from each field.
+The `unsafe-markup` check (`checks/markup.py`) lists, as located warnings, what the restricted dialect
+removed from each field.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import re
 import xml.etree.ElementTree as etree
@@ -30,10 +30,6 @@ import nh3
 from markdown.extensions import Extension
 from markdown.inlinepatterns import HTML_RE, InlineProcessor
 from markdown.treeprocessors import Treeprocessor
-
-from .model import Record
-from .problems import Location, Problem, warning
-from .schema import nesting_fields
 
 #: Schemes a link or image from data may use; a URL without a scheme (relative) is always allowed.
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -361,102 +357,3 @@ def embed_inline(fragment: str) -> str:
 def text_content(fragment: str) -> str:
     """The text a reader sees in sanitised HTML, on one line."""
     return " ".join("".join(_text_of(_parse(fragment))).split())
-
-
-# --- the check: what the restricted dialect removed, located ------------------------------------
-
-
-def is_markdown(f: dataclasses.Field[Any]) -> bool:
-    """Whether the model declares a field Markdown (`doc(..., markdown=True)`)."""
-    return bool(f.metadata.get("markdown"))
-
-
-def _label(record: Record) -> str:
-    words = re.sub(r"(?<!^)(?=[A-Z])", " ", type(record).__name__).lower()
-    name = getattr(record, "name", None) or getattr(record, "title", None) or getattr(record, "id", None)
-    return f"{words} '{name}'" if isinstance(name, str) and name else words
-
-
-_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
-
-
-def _fields(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
-    """A record class's fields that may hold Markdown, as (name, whether Markdown itself); read once per class."""
-    if cls not in _FIELDS:
-        nesting = nesting_fields(cls)  # the other fields hold neither Markdown nor records: not walked
-        _FIELDS[cls] = tuple(
-            (f.name, is_markdown(f))
-            for f in dataclasses.fields(cls)
-            if not f.metadata.get("internal") and (is_markdown(f) or f.name in nesting)
-        )
-    return _FIELDS[cls]
-
-
-def markdown_strings(record: Record) -> Iterator[tuple[Record, str, str]]:
-    """(record, field name, text) for every Markdown string in a record and the records inside it."""
-    for name, is_text in _fields(type(record)):
-        value = getattr(record, name)
-        if is_text:
-            yield from ((record, name, s) for s in _strings(value))
-        else:
-            for inner in _records(value):
-                yield from markdown_strings(inner)
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _strings(item)
-
-
-def _records(value: Any) -> Iterator[Record]:
-    if isinstance(value, Record):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _records(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _records(item)
-
-
-#: Where anything the restricted dialect removes must start: raw HTML, comments and autolinks with
-#: '<', attribute lists with '{', links, images and reference definitions with '[' or ']', entities
-#: with '&'.
-_MARKUP_START = re.compile(r"[<{\[\]&]")
-#: A `[[Rule]]` link: plain text to python-markdown (a link or image needs a '(' right after the
-#: closing bracket; a reference needs a definition, which needs brackets of its own).
-_RULE_LINK = re.compile(r"\[\[([^\[\]]*)\]\](?!\()")
-
-
-def may_carry_markup(text: str) -> bool:
-    """Whether rendering `text` could remove anything: false for the many fields of plain words and rule links.
-
-    Only the rule links' brackets are set aside; their words stay in the text looked at.
-    """
-    return _MARKUP_START.search(_RULE_LINK.sub(r"\1", text)) is not None
-
-
-def unsafe_markup(project: Any) -> list[Problem]:
-    """A warning for each Markdown field from which the restricted dialect removed something."""
-    roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
-    roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
-    roots += [(entry.army_list, entry.file) for entry in project.lists]
-    roots += [(release, release.loc.path) for release in project.releases]
-    problems: list[Problem] = []
-    for root, file in roots:
-        for record, name, text in markdown_strings(root):
-            removed = render(text).removed if may_carry_markup(text) else ()
-            if removed:
-                where = getattr(text, "loc", None) or (record.loc if record.loc.path else Location(file, 0, 0))
-                problems.append(
-                    warning(
-                        where,
-                        "unsafe-markup",
-                        f"{_label(record)} {name}: {'; '.join(dict.fromkeys(removed))} removed",
-                        hint="data Markdown allows no raw HTML, no attribute lists and only http, https, mailto or relative links",
-                    )
-                )
-    return problems

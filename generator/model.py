@@ -8,14 +8,16 @@ field added here is at once read, checked and offered for completion.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import unicodedata
+from collections.abc import Callable, MutableSet
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from importlib import resources
+from operator import attrgetter
+from pathlib import Path
+from reprlib import recursive_repr
 from typing import Any, Literal
 
 import yaml
-from markdown.extensions.toc import slugify as _toc_slugify
 
 from .problems import Location
 
@@ -25,9 +27,18 @@ NOWHERE = Location("", 0, 0)
 ProfileValue = int | str
 
 
+# Anchors as Python-Markdown's table of contents (`markdown.extensions.toc`'s `slugify` and `unique`)
+# makes them, written out here so that loading and checking a project never imports Markdown (a
+# tenth of `cadence check`'s start); tests/test_anchors.py holds the two equal.
+_NOT_WORD = re.compile(r"[^\w\s-]")
+_SEPARATORS = re.compile(r"[-\s]+")
+_ID_COUNT = re.compile(r"^(.*)_([0-9]+)$")
+
+
 @lru_cache(maxsize=65536)
 def _slug(name: str) -> str:
-    return _toc_slugify(name, "-")
+    ascii_only = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    return _SEPARATORS.sub("-", _NOT_WORD.sub("", ascii_only).strip().lower())
 
 
 def slugify(name: str) -> str:
@@ -35,22 +46,78 @@ def slugify(name: str) -> str:
     return _slug(str(name))
 
 
+def unique(anchor: str, used: MutableSet[str]) -> str:
+    """`anchor`, or it with `_1`, `_2`... when taken (or empty), added to `used`: as the table of contents does."""
+    if anchor in used or not anchor:
+        count = _ID_COUNT.match(anchor)
+        base, number = (count.group(1), int(count.group(2))) if count else (anchor, 0)
+        number += 1
+        while f"{base}_{number}" in used:
+            number += 1
+        anchor = f"{base}_{number}"
+    used.add(anchor)
+    return anchor
+
+
 def doc(text: str, **extra: Any) -> Any:
     """Field metadata: the description shown to editors, and schema extras."""
     return {"doc": text, **extra}
 
 
-@dataclass(frozen=True, kw_only=True)
+def _field_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function from a record to the tuple of the named fields' values."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda record: tuple(getattr(record, name) for name in names)
+
+
+#: Per record class: its compared fields' getter, its hashed fields' getter, and its shown fields' names.
+_METHOD_FIELDS: dict[type, tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]], tuple[str, ...]]] = {}
+
+
+def _method_fields(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]], tuple[str, ...]]:
+    """What `Record`'s comparison, hash and repr read of a class, worked out once per class."""
+    found = _METHOD_FIELDS.get(cls)
+    if found is None:
+        every = fields(cls)
+        compared = tuple(f.name for f in every if f.compare)
+        hashed = tuple(f.name for f in every if (f.compare if f.hash is None else f.hash))
+        found = _METHOD_FIELDS[cls] = (_field_getter(compared), _field_getter(hashed), tuple(f.name for f in every if f.repr))
+    return found
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Record:
-    """Every record remembers where its mapping was written."""
+    """Every record remembers where its mapping was written.
+
+    Records compare, hash and print as dataclasses with `eq=True` and `repr=True` would, field by
+    field, but through the three methods here rather than three generated for each class: the
+    model's classes are built at every start of the command, and generating those methods was most
+    of the cost of importing the model. Subclasses are declared with `eq=False, repr=False` so they
+    inherit these.
+    """
 
     loc: Location = field(default=NOWHERE, compare=False, repr=False, metadata={"internal": True})
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            compared = _method_fields(self.__class__)[0]
+            return bool(compared(self) == compared(other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(_method_fields(self.__class__)[1](self))
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        shown = _method_fields(self.__class__)[2]
+        return f"{self.__class__.__qualname__}({', '.join(f'{name}={getattr(self, name)!r}' for name in shown)})"
 
 
 # --- the game system -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ValueForm(Record):
     """How one kind of profile value is written (inches, a target number, dice)."""
 
@@ -58,7 +125,7 @@ class ValueForm(Record):
     example: str = field(default="", metadata=doc("An example, shown in error messages."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Column(Record):
     """One column of a model or weapon profile table."""
 
@@ -68,7 +135,7 @@ class Column(Record):
     forms: tuple[str, ...] = field(metadata=doc("Names of the value forms this column accepts."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Profiles(Record):
     """The profile columns of models and of weapons, in table order."""
 
@@ -76,7 +143,7 @@ class Profiles(Record):
     weapon: tuple[Column, ...] = field(metadata=doc("Weapon profile columns, in table order."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class LandingPages(Record):
     """Generated pages of the whole site; leave one out to not generate it."""
 
@@ -88,7 +155,7 @@ class LandingPages(Record):
 
 #: The generator's own words in English, shipped as data (`generator/labels.yaml`), not code.
 DEFAULT_LABELS: dict[str, str] = yaml.load(  # a safe loader: libyaml's when PyYAML has it
-    resources.files("generator").joinpath("labels.yaml").read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    Path(__file__).with_name("labels.yaml").read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 )
 
 
@@ -111,13 +178,21 @@ def roster_message(code: str, example: str) -> Any:
     return field(default=DEFAULT_LABELS[code.replace("-", "_")], metadata=doc(what, example=example, problem_code=code))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False, init=False)
 class Labels(Record):
     """The words the generator puts on the site itself; a game in another language replaces them all.
 
     `{name}` in a label stands for a value the generator puts in; every other character is shown as
     written. A module's `terms` replace the labels of the same name on that module's pages.
     """
+
+    def __init__(self, **values: Any) -> None:
+        """Each label given, or its default; as a dataclass's `__init__` would, without generating one
+        of some 140 parameters at every start (a tenth of the model's import)."""
+        for name, default in _label_defaults().items():
+            object.__setattr__(self, name, values.pop(name, default))
+        if values:
+            raise TypeError(f"{type(self).__qualname__}.__init__() got an unexpected keyword argument {next(iter(values))!r}")
 
     home: str = label("home", "Navigation title of the home page.", "Startseite")
     overview: str = label("overview", "Navigation title of a module's index page.", "Übersicht")
@@ -375,6 +450,12 @@ class Labels(Record):
         return self.say("module_errata", module=title)
 
 
+@lru_cache(maxsize=1)
+def _label_defaults() -> dict[str, Any]:
+    """Every `Labels` field (and `loc`) with its default, in field order."""
+    return {f.name: f.default for f in fields(Labels)}
+
+
 #: A value's place in a label: `{module}`.
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -389,7 +470,7 @@ def fill(text: str, values: dict[str, str], literal: Callable[[str], str] = str)
     return "".join([*out, literal(text[at:])])
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Change(Record):
     """A group of change entries under one heading on the Recent Changes page."""
 
@@ -397,7 +478,7 @@ class Change(Record):
     items: tuple[str, ...] = field(metadata=doc("Markdown, one entry each (nested lists allowed).", markdown=True))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class System(Record):
     """The game system: profile columns, value forms, rule kinds and site-wide pages."""
 
@@ -437,7 +518,7 @@ class System(Record):
 # --- modules ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SpecialRule(Record):
     """A special rule: its name, parameter, kind and definition."""
 
@@ -455,7 +536,7 @@ class SpecialRule(Record):
     optional: bool = field(default=False, metadata=doc("Offered for players to give their own units; not reported when nothing uses it."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Range(Record):
     """A least and a most, either of which may be left open."""
 
@@ -464,7 +545,7 @@ class Range(Record):
     shared_with: tuple[str, ...] = field(default=(), metadata=doc("Other units counted against the same limit."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Table(Record):
     """A table: a roll table (with dice) or any other table of Markdown cells."""
 
@@ -479,7 +560,7 @@ class Table(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Licence(Record):
     """The licence a module is published under, and its attribution."""
 
@@ -488,7 +569,7 @@ class Licence(Record):
     notice: str = field(default="", metadata=doc("Attribution and changes made (Markdown).", markdown=True))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Currency(Record):
     """What a module counts costs in, and the header of its cost columns."""
 
@@ -502,7 +583,7 @@ def term(what: str, example: str = "") -> Any:
     return field(default=None, metadata=doc(f"{what} The system's label of the same name when omitted.", **extra))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Terms(Record):
     """Table headers in the module's own words, where they differ from the system's labels."""
 
@@ -525,7 +606,7 @@ class Terms(Record):
         return words
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Category(Record):
     """A unit category and its share of an army."""
 
@@ -539,7 +620,7 @@ class Category(Record):
     note: str = field(default="", metadata=doc("Anything else about the category (Markdown).", markdown=True))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RuleRatio(Record):
     """Units with a special rule allowed for every unit without some others ('0-1 Transport for every unit that is
     not a Vehicle'): a game size's counterpart of a unit's `per_unit`, with special rules in place of units.
@@ -555,7 +636,7 @@ class RuleRatio(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class GameSize(Record):
     """A recommended game size."""
 
@@ -578,7 +659,7 @@ class GameSize(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Surcharge(Record):
     """A cost added to built models with many upgrades."""
 
@@ -586,7 +667,7 @@ class Surcharge(Record):
     points: int = field(metadata=doc("Cost added."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class CostRules(Record):
     """How built models are priced."""
 
@@ -594,7 +675,7 @@ class CostRules(Record):
     weapons_count_as_upgrades: bool = field(default=False, metadata=doc("Weapons count as upgrades for multiplied costs and surcharges."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Reinforcements(Record):
     """Reinforcements that join an army later in a game."""
 
@@ -604,7 +685,7 @@ class Reinforcements(Record):
     text: str = field(default="", metadata=doc("How they work (Markdown).", markdown=True))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ArmyBuilding(Record):
     """A module's army-building rules: budget, categories, game sizes."""
 
@@ -620,7 +701,7 @@ class ArmyBuilding(Record):
     text: str = field(default="", metadata=doc("Other army-building rules (Markdown).", markdown=True))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ErratumPatch(Record):
     """The text edit that puts back what the source printed."""
 
@@ -629,7 +710,7 @@ class ErratumPatch(Record):
     replace: str = field(metadata=doc("Text the source printed."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Erratum(Record):
     """One place where we publish something other than what the source printed, and why."""
 
@@ -644,7 +725,7 @@ class Erratum(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Module(Record):
     """A module (a game, or the core rules): metadata, special rules, tables, errata and changes."""
 
@@ -675,7 +756,7 @@ class Module(Record):
 # --- army lists ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Mode(Record):
     """One firing mode of a weapon with several."""
 
@@ -684,7 +765,7 @@ class Mode(Record):
     rules: tuple[str, ...] = field(default=(), metadata=doc("Special rule uses."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Weapon(Record):
     """A weapon: its profile, special rules and cost."""
 
@@ -699,7 +780,7 @@ class Weapon(Record):
     pending: bool = field(default=False, metadata=doc("Named by the source, but its profile is not published yet."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class WeaponList(Record):
     """A named list of weapons that units choose from."""
 
@@ -721,7 +802,7 @@ class WeaponList(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Upgrade(Record):
     """An upgrade: its effect, cost and what it grants or sets."""
 
@@ -743,7 +824,7 @@ class Upgrade(Record):
     cost_per_other_upgrade: bool = field(default=False, metadata=doc("Cost is multiplied by the number of other upgrades."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class UpgradeList(Record):
     """A named list of upgrades that units choose from."""
 
@@ -754,7 +835,7 @@ class UpgradeList(Record):
     upgrades: tuple[Upgrade, ...] = field(metadata=doc("The upgrades."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Model(Record):
     """A model of a unit: its profile, special rules and cost."""
 
@@ -765,7 +846,7 @@ class Model(Record):
     count: str | None = field(default=None, metadata=doc("Count shown in the table, e.g. '0-2'."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class PerUnit(Record):
     """A limit of one unit for every so many of another."""
 
@@ -773,7 +854,7 @@ class PerUnit(Record):
     max: int = field(default=1, metadata=doc("How many of this unit per such unit.", example=2))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ModelLimit(Record):
     """How many of one model a unit may have."""
 
@@ -782,7 +863,7 @@ class ModelLimit(Record):
     max: int = field(metadata=doc("Most of that model in the unit."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Composition(Record):
     """How many models a unit has and how many of the unit an army may take."""
 
@@ -795,7 +876,7 @@ class Composition(Record):
     taken_in: int | None = field(default=None, metadata=doc("The unit is always taken in groups of this many."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class WeaponOption(Record):
     """A weapon choice: from lists or from single weapons, with a least and a most."""
 
@@ -806,7 +887,7 @@ class WeaponOption(Record):
     max: int = field(default=1, metadata=doc("Most weapons chosen."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Swap(Record):
     """A weapon a model may give up for others."""
 
@@ -816,7 +897,7 @@ class Swap(Record):
     models: Literal["one", "any", "all"] | int = field(default="any", metadata=doc("Which models may swap: one, any, all, or how many."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ModelWeapons(Record):
     """Weapons one model of a unit carries instead of the unit's."""
 
@@ -824,7 +905,7 @@ class ModelWeapons(Record):
     fixed: tuple[str, ...] = field(metadata=doc("Weapons that model has instead of the unit's."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class UnitWeapons(Record):
     """A unit's weapons: fixed ones, choices and swaps."""
 
@@ -838,7 +919,7 @@ class UnitWeapons(Record):
     heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class UpgradeOption(Record):
     """An upgrade offered to some models of a unit only."""
 
@@ -846,7 +927,7 @@ class UpgradeOption(Record):
     models: tuple[str, ...] = field(default=(), metadata=doc("Only these models of the unit may take it."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class UnitUpgrades(Record):
     """A unit's upgrades: fixed ones and choices."""
 
@@ -865,7 +946,7 @@ class UnitUpgrades(Record):
     heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term.", example="Upgrades"))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Ability(Record):
     """An ability or reaction of a unit, with its cost to use."""
 
@@ -874,7 +955,7 @@ class Ability(Record):
     text: str = field(metadata=doc("What it does (Markdown).", markdown=True))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Unit(Record):
     """A unit: its models, composition, weapon and upgrade options."""
 
@@ -898,7 +979,7 @@ class Unit(Record):
     headings: bool = field(default=False, metadata=doc("Give composition, weapons and upgrades their own headings."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Printed(Record):
     """What the source printed for a built model, checked against the computation."""
 
@@ -908,7 +989,7 @@ class Printed(Record):
     rules: tuple[str, ...] = field(default=(), metadata=doc("Rules the source printed."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class BuiltModel(Record):
     """A model built from a base model, upgrades and weapons; profile and cost are computed."""
 
@@ -921,7 +1002,7 @@ class BuiltModel(Record):
     text: str = field(default="", metadata=doc("Markdown shown under its heading.", example="Flown by the squadron's ace.", markdown=True))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ProfileSummary(Record):
     """A table summing up built models."""
 
@@ -932,7 +1013,7 @@ class ProfileSummary(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Section(Record):
     """A section of a generated page: a heading with text, one block, and subsections."""
 
@@ -968,7 +1049,7 @@ class Section(Record):
 BLOCKS = ("unit", "weapon_list", "upgrade_list", "table", "built_model", "profile_summary")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ArmyList(Record):
     """A generated page (an army list, a team-building page): units, lists, tables and prose."""
 
@@ -986,7 +1067,7 @@ class ArmyList(Record):
 # --- releases --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ReleaseDetail(Record):
     """One value that moved in a release: a profile value, a cost, a rule list or a text."""
 
@@ -1002,7 +1083,7 @@ class ReleaseDetail(Record):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ReleaseEntry(Record):
     """One thing a release added, removed, renamed or changed."""
 
@@ -1018,7 +1099,7 @@ class ReleaseEntry(Record):
     details: tuple[ReleaseDetail, ...] = field(default=(), metadata=doc("The values that moved."))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Release(Record):
     """A release: what changed in game terms between two revisions, stored so a fresh clone builds it.
 

@@ -7,7 +7,6 @@ hand-written one. Neither touches MkDocs: the plugin hands their output to it as
 from __future__ import annotations
 
 import contextlib
-import html
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,7 +18,6 @@ from .checks import read_words, run_checks
 from .layout import SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import collector_paused, project_files, read_text
-from .markup import outline_text
 from .problems import Location, Problem, error
 from .resolve import Resolved, resolve
 from .stored import built_documents
@@ -188,6 +186,10 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
 
     Every title comes from data: module titles, and the system's `labels` for the generator's own words.
     """
+    import html
+
+    from .markup import outline_text  # here, not at the top: `cadence check` never imports Markdown
+
     labels = project.system.labels
 
     def text(title: str) -> str:

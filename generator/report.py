@@ -6,7 +6,6 @@ value quoted from the data (a newline, a line separator, an escape sequence) can
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from .problems import Problem, Severity, one_line
@@ -33,6 +32,8 @@ def format_problems(problems: Iterable[Problem], fmt: str = "text") -> str:
     """All problems in one of FORMATS, sorted and stable; text ends with a summary line."""
     ordered = sorted(problems, key=lambda p: p.sort_key)
     if fmt == "json":
+        import json  # here: only this format needs it, and every `cadence check` starts by importing this module
+
         return "\n".join(
             json.dumps(
                 {

@@ -9,10 +9,12 @@ rest of the file is still checked.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
+import sys
 import types
-import typing
 from collections.abc import Callable
+from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
 from .loader import LocInt, LocStr, YList, YMap, loc_of
@@ -28,10 +30,27 @@ _HINTS: dict[type, dict[str, Any]] = {}
 _FIELDS: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
 
 
-def _hints(cls: type) -> dict[str, Any]:
+def type_hints(cls: type) -> dict[str, Any]:
+    """`typing.get_type_hints(cls)` for a model class, each distinct annotation evaluated once.
+
+    The model's annotations are strings (`from __future__ import annotations`); `get_type_hints`
+    compiles each one anew, for every class and every base, which at every start of `cadence check`
+    cost more than the rest of reading them. tests/test_records.py holds the two equal.
+    """
     if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
+        hints: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            for name, value in inspect.get_annotations(klass).items():
+                hints[name] = _annotation(value, klass.__module__) if isinstance(value, str) else value
+        _HINTS[cls] = hints
     return _HINTS[cls]
+
+
+@cache
+def _annotation(text: str, module: str) -> Any:
+    """A string annotation evaluated in the namespace of the module that wrote it."""
+    value = eval(text, vars(sys.modules[module]))
+    return type(None) if value is None else value
 
 
 def yaml_key(f: dataclasses.Field[Any]) -> str:
@@ -51,7 +70,7 @@ def nesting_fields(cls: type) -> frozenset[str]:
     """The fields of a record class whose values can hold records: a record, or a list, mapping or
     choice of them (or anything, for `Any`). A walk over records need look nowhere else."""
     if cls not in _NESTING:
-        hints = _hints(cls)
+        hints = type_hints(cls)
         _NESTING[cls] = frozenset(f.name for f in dataclasses.fields(cls) if _holds_records(hints[f.name]))
     return _NESTING[cls]
 
@@ -82,7 +101,7 @@ _PLANS: dict[type, tuple[tuple[_Field, ...], frozenset[str]]] = {}
 def _plan(cls: type[Record]) -> tuple[tuple[_Field, ...], frozenset[str]]:
     """A record class's fields in order, and the keys a mapping of it may have."""
     if cls not in _PLANS:
-        hints = _hints(cls)
+        hints = type_hints(cls)
         fields = tuple(
             _Field(f.name, yaml_key(f), hints[f.name], _required(f), bool(f.metadata.get("slug")), f.metadata.get("least"))
             for f in data_fields(cls)
@@ -374,7 +393,7 @@ def _json_type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
 
 def _record_schema(tp: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
     """A record's object schema: a property per field, with its description and slug pattern."""
-    hints = _hints(tp)
+    hints = type_hints(tp)
     props: dict[str, Any] = {}
     required = []
     for f in data_fields(tp):

@@ -108,10 +108,15 @@ def _names(cls: type[Record]) -> tuple[str, ...]:
 
 
 def _record(node: tuple[Any, ...]) -> Record:
+    """A record with every field as stored. Its fields are set directly, as its `__init__` would set
+    them (the model's records have no `__post_init__`, and every field is stored), without a call
+    through `object.__setattr__` per field."""
     if not _CLASSES:
         _CLASSES.update(_record_classes())
     cls, names = _CLASSES[node[1]]
-    return cls(**dict(zip(names, map(decode, node[2]), strict=True)))
+    record = object.__new__(cls)
+    record.__dict__.update(zip(names, map(decode, node[2]), strict=True))
+    return record
 
 
 def _list(node: tuple[Any, ...]) -> YList:

@@ -29,7 +29,7 @@ from generator.model import DOCUMENT_KINDS, LandingPages, Record
 from generator.pages import read_content
 from generator.problems import Problem
 from generator.resolve import resolve
-from generator.schema import _hints, data_fields, yaml_key
+from generator.schema import data_fields, type_hints, yaml_key
 
 EVERY_FIELD = Path(__file__).resolve().parent / "fixtures" / "every-field"
 
@@ -85,7 +85,7 @@ def string_fields() -> set[str]:
         if cls in seen:
             return
         seen.add(cls)
-        hints = _hints(cls)
+        hints = type_hints(cls)
         for f in data_fields(cls):
             pending = [hints[f.name]]
             while pending:
@@ -127,7 +127,7 @@ def leaves(tp: Any, raw: Any, owner: str, container: Any = None, key: Any = None
             yield Leaf(owner, container, key)
     elif isinstance(tp, type) and issubclass(tp, Record):
         if isinstance(raw, dict):
-            hints = _hints(tp)
+            hints = type_hints(tp)
             for f in data_fields(tp):
                 if yaml_key(f) in raw:
                     yield from leaves(hints[f.name], raw[yaml_key(f)], f"{tp.__name__}.{f.name}", raw, yaml_key(f))

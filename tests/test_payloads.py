@@ -12,8 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from generator.markup import embed_block, embed_inline, may_carry_markup, render
+from generator.checks.markup import may_carry_markup
+from generator.markup import embed_block, embed_inline, render
 from generator.pages import load_project
 
 from .payloads import (
@@ -164,3 +167,55 @@ def test_the_check_renders_every_field_it_could_find_markup_in(text: str) -> Non
 
 def test_plain_words_and_rule_links_are_not_rendered_by_the_check() -> None:
     assert not may_carry_markup("Roll a d6: on 4+ the unit gains [[Stubborn]] and [[Heavy Armour (2)]] until the end of the round.")
+    assert not may_carry_markup("A module of the [Cadence Wargame System](https://cadence.games), see ![map](http://x.org/m.png).")
+    assert not may_carry_markup("Write to [us](mailto:rules@example.org).")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[x](https://a.org "title")',
+        "[x](https://a.org)<b>",
+        "[x](https://a.org){: .c }",
+        "[x](https://a.org) [y](page.md)",
+        "[x](https:&#47;&#47;a.org)",
+        "[[R]](https://a.org)",
+        "[x](HTTPS://a.org)",
+    ],
+)
+def test_links_the_check_cannot_vouch_for_are_rendered(text: str) -> None:
+    assert may_carry_markup(text), text
+
+
+#: Pieces of Markdown, hostile and harmless, from which the texts below are drawn: loose characters,
+#: and links and images to addresses allowed, disallowed and disguised.
+PIECES = ("[", "]", "(", ")", "!", " ", "\n", '"t"', "<", "{:", "}", "&#58;", "`", "[[R]]", "x", ":", "\\", "https://a.org")
+ADDRESSES = (
+    "https://a.org",
+    "http://a.org/p.png",
+    "mailto:a@b.org",
+    "javascript:x",
+    "java\nscript:x",
+    "javascript&#58;x",
+    "&#106;avascript:x",
+    "HTTPS://a.org",
+    "<javascript:x>",
+    "page.md",
+    'https://a.org "t"',
+    "https://a.org(x)",
+)
+LINKS = st.builds(
+    lambda bang, text, address: f"{bang}[{text}]({address})",
+    st.sampled_from(("", "!")),
+    st.lists(st.sampled_from(PIECES), max_size=3).map("".join),
+    st.sampled_from(ADDRESSES),
+)
+TEXTS = st.lists(st.one_of(st.sampled_from(PIECES), LINKS), max_size=10).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(TEXTS)
+def test_what_the_check_skips_the_dialect_leaves_alone(text: str) -> None:
+    """A field the check does not render is one from which rendering would have removed nothing."""
+    if not may_carry_markup(text):
+        assert render(text).removed == (), text

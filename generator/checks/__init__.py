@@ -12,12 +12,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import markup
 from ..catalogue import Project
 from ..paths import path_problems
 from ..problems import Problem
 from ..resolve import Resolved
-from . import army_lists, budgets, built_models, design, errata, links, modules, rules, spelling, tables, unused, values
+from . import army_lists, budgets, built_models, design, errata, links, markup, modules, rules, spelling, tables, unused, values
 from .base import CheckRun
 from .spelling import read_words
 

@@ -10,12 +10,13 @@ import posixpath
 import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
-from typing import get_args, get_type_hints
+from typing import get_args
 
 from ..catalogue import Project, Scope
 from ..layout import RULE_LINK, Directive
 from ..model import Module
 from ..problems import Location, did_you_mean
+from ..schema import type_hints
 from .refs import DirectiveBinding, PageLink, RuleRef
 
 #: The options each directive takes.
@@ -125,7 +126,7 @@ def _table(project: Project, page: str, directive: Directive, where: Location) -
 
 
 def _modules(page: str, directive: Directive, where: Location) -> DirectiveBinding:
-    statuses: tuple[str, ...] = get_args(get_type_hints(Module)["status"])
+    statuses: tuple[str, ...] = get_args(type_hints(Module)["status"])
     status = directive.options.get("status", "released")
     if status not in statuses:
         problem = f"modules status must be one of {', '.join(statuses)}, not '{status}'"

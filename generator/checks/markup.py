@@ -1,0 +1,124 @@
+"""The `unsafe-markup` check: what the restricted Markdown dialect of data (`generator/markup.py`)
+removed from each data field, located.
+
+Most fields are plain words and rule links, which the dialect can never change: they are told apart
+by a character test, so a project without markup is checked without importing Markdown at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Record
+from ..problems import Location, Problem, warning
+from ..schema import nesting_fields
+
+
+def is_markdown(f: dataclasses.Field[Any]) -> bool:
+    """Whether the model declares a field Markdown (`doc(..., markdown=True)`)."""
+    return bool(f.metadata.get("markdown"))
+
+
+def _label(record: Record) -> str:
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", type(record).__name__).lower()
+    name = getattr(record, "name", None) or getattr(record, "title", None) or getattr(record, "id", None)
+    return f"{words} '{name}'" if isinstance(name, str) and name else words
+
+
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
+    """A record class's fields that may hold Markdown, as (name, whether Markdown itself); read once per class."""
+    if cls not in _FIELDS:
+        nesting = nesting_fields(cls)  # the other fields hold neither Markdown nor records: not walked
+        _FIELDS[cls] = tuple(
+            (f.name, is_markdown(f))
+            for f in dataclasses.fields(cls)
+            if not f.metadata.get("internal") and (is_markdown(f) or f.name in nesting)
+        )
+    return _FIELDS[cls]
+
+
+def markdown_strings(record: Record) -> Iterator[tuple[Record, str, str]]:
+    """(record, field name, text) for every Markdown string in a record and the records inside it."""
+    for name, is_text in _fields(type(record)):
+        value = getattr(record, name)
+        if is_text:
+            yield from ((record, name, s) for s in _strings(value))
+        else:
+            for inner in _records(value):
+                yield from markdown_strings(inner)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _records(value: Any) -> Iterator[Record]:
+    if isinstance(value, Record):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _records(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _records(item)
+
+
+#: Where anything the restricted dialect removes must start: raw HTML, comments and autolinks with
+#: '<', attribute lists with '{', links, images and reference definitions with '[' or ']', entities
+#: with '&'.
+_MARKUP_START = re.compile(r"[<{\[\]&]")
+#: A `[[Rule]]` link: plain text to python-markdown (a link or image needs a '(' right after the
+#: closing bracket; a reference needs a definition, which needs brackets of its own).
+_RULE_LINK = re.compile(r"\[\[([^\[\]]*)\]\](?!\()")
+#: An inline link or image to an http, https or mailto address, with no markup in its text and
+#: nothing in its address that could end, escape or disguise it: kept by the dialect as written.
+_SAFE_LINK = re.compile(r"!?\[[^\[\]<>{}&\n]*\]\((?:https?://|mailto:)[^\s()<>{}&\[\]\\\"']*\)")
+
+
+def may_carry_markup(text: str) -> bool:
+    """Whether rendering `text` could remove anything: false for the many fields of plain words, rule
+    links and plain links to web or mail addresses.
+
+    Only the rule links' brackets and such links are set aside; the rest is looked at.
+    """
+    return _MARKUP_START.search(_SAFE_LINK.sub("", _RULE_LINK.sub(r"\1", text))) is not None
+
+
+def _removed(text: str) -> tuple[str, ...]:
+    """What the restricted dialect removes from `text`: Markdown is imported only for such a field."""
+    from ..markup import render
+
+    return render(text).removed
+
+
+def unsafe_markup(project: Any) -> list[Problem]:
+    """A warning for each Markdown field from which the restricted dialect removed something."""
+    roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
+    roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
+    roots += [(entry.army_list, entry.file) for entry in project.lists]
+    roots += [(release, release.loc.path) for release in project.releases]
+    problems: list[Problem] = []
+    for root, file in roots:
+        for record, name, text in markdown_strings(root):
+            removed = _removed(text) if may_carry_markup(text) else ()
+            if removed:
+                where = getattr(text, "loc", None) or (record.loc if record.loc.path else Location(file, 0, 0))
+                problems.append(
+                    warning(
+                        where,
+                        "unsafe-markup",
+                        f"{_label(record)} {name}: {'; '.join(dict.fromkeys(removed))} removed",
+                        hint="data Markdown allows no raw HTML, no attribute lists and only http, https, mailto or relative links",
+                    )
+                )
+    return problems
