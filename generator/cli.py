@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib
 import os
 import shutil
 import signal
@@ -17,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .problems import Problem, Severity
 from .report import FORMATS, format_problems
@@ -143,13 +144,15 @@ def recover_output(out: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-#: The engines that build a staged site: MkDocs 1.6, its maintained fork ProperDocs, and Zensical.
-ENGINES = ("mkdocs", "properdocs", "zensical")
+#: The engines that build a staged site (MkDocs 1.6, its maintained fork ProperDocs, and Zensical), each
+#: with its command's entry point, as its package declares it in `console_scripts`.
+ENGINE_COMMANDS = {"mkdocs": "mkdocs.__main__:cli", "properdocs": "properdocs.__main__:cli", "zensical": "zensical.main:cli"}
+ENGINES = tuple(ENGINE_COMMANDS)
 
 
-def engine_command(engine: str, action: str, config_file: Path, *extra: str) -> list[str]:
-    """The engine's own command on a staged config (`mkdocs build -f …`, `zensical serve -f …`)."""
-    return [sys.executable, "-m", engine, action, "--config-file", str(config_file), *extra]
+def engine_arguments(action: str, config_file: Path, *extra: str) -> list[str]:
+    """The engine's own arguments on a staged config (`build -f …`, `serve -f …`), the same for every engine."""
+    return [action, "--config-file", str(config_file), *extra]
 
 
 def _print_problems(problems: list[Problem]) -> None:
@@ -170,7 +173,7 @@ def _swap_in(built: Path, out: Path, work: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def stop_process(process: subprocess.Popen[Any] | None, timeout: float) -> None:
+def stop_process(process: Child | None, timeout: float) -> None:
     """Stop a child that is still running, politely first: an engine killed at once can leave its files half-written."""
     if process is None or process.poll() is not None:
         return
@@ -180,6 +183,73 @@ def stop_process(process: subprocess.Popen[Any] | None, timeout: float) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+class Child(Protocol):
+    """What `cadence build` needs of a step running apart: `subprocess.Popen`'s poll, wait, terminate and kill."""
+
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
+
+
+#: Libraries both the generator and every engine import: a forked step finds them imported already.
+SHARED_LIBRARIES = ("jinja2", "markdown", "yaml")
+
+
+class Forked:
+    """A step run as a fork of this process, with Popen's interface: no second interpreter starts and the
+    libraries this process imported are not imported again, yet the step's memory still goes back to the
+    system when it ends."""
+
+    def __init__(self, command: str, argv: list[str], cwd: Path | None, env: dict[str, str]) -> None:
+        import multiprocessing
+
+        self.args = [command, *argv]
+        self._process = multiprocessing.get_context("fork").Process(target=_run_command, args=(command, argv, cwd, env))
+        self._process.start()
+
+    def poll(self) -> int | None:
+        return self._process.exitcode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._process.join(timeout)
+        if self._process.exitcode is None:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+        return self._process.exitcode
+
+    def terminate(self) -> None:
+        self._process.terminate()
+
+    def kill(self) -> None:
+        self._process.kill()
+
+
+def _run_command(command: str, argv: list[str], cwd: Path | None, env: dict[str, str]) -> None:
+    """In the forked child: the command's entry point on ARGV, in the environment the parent chose."""
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, signal.SIG_DFL)  # not the parent's handlers: a signal ends the step at once
+    if cwd is not None:
+        os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    module, _, function = command.partition(":")
+    sys.argv = [module.split(".")[0], *argv]  # click names the program after it
+    sys.exit(getattr(importlib.import_module(module), function)(argv))
+
+
+def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> Child:
+    """Start COMMAND (an entry point, `module:function`, called with ARGV) in a process of its own: forked
+    where the system forks safely (Linux; macOS's system libraries may not survive a fork), else in a new
+    interpreter."""
+    if sys.platform.startswith("linux"):
+        for library in SHARED_LIBRARIES:
+            importlib.import_module(library)
+        return Forked(command, argv, cwd, env)
+    module, _, function = command.partition(":")
+    code = f"import sys; from {module} import {function}; sys.exit({function}(sys.argv[1:]))"
+    return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -197,10 +267,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     recover_output(out)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}-building-{os.getpid()}-", dir=out.parent))
     built = work / "site"
-    process: subprocess.Popen[bytes] | None = None
+    process: Child | None = None
 
     def stop(signum: int, _frame: object) -> None:
-        # No waiting here: the interrupted Popen.wait() holds its lock. The finally below reaps the child.
+        # No waiting here: the interrupted wait() holds its lock. The finally below reaps the child.
         if process is not None and process.poll() is None:
             process.terminate()
         raise SystemExit(128 + signum)
@@ -209,15 +279,17 @@ def cmd_build(args: argparse.Namespace) -> int:
     failed = "cadence: build failed; the previous site was left as it was"
     env = _engine_env(args)
     try:
-        # Staging runs in a process of its own: its memory is freed before the engine starts.
+        # Staging and the engine each run in a process of their own: the generator's memory is freed
+        # before the engine starts, and this process stays as it was for the post-build steps.
         entries = work / "search-entries.json"  # left by staging for the post-build search step
-        staging = [sys.executable, "-m", "generator.staging", str(root), str(work), "--search-entries", str(entries)]
-        staging += ["--strict"] if args.strict else []
-        process = subprocess.Popen(staging, env=env)
+        staging = [str(root), str(work), "--search-entries", str(entries), *(["--strict"] if args.strict else [])]
+        process = run_apart("generator.staging:main", staging, env)
         if process.wait() != 0:
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
-        process = subprocess.Popen(engine_command(args.engine, "build", work / "mkdocs.yml", *_engine_flags(args)), cwd=work, env=env)
+        process = run_apart(
+            ENGINE_COMMANDS[args.engine], engine_arguments("build", work / "mkdocs.yml", *_engine_flags(args)), env, cwd=work
+        )
         if process.wait() != 0 or not built.is_dir():
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
@@ -314,7 +386,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             _print_problems(exc.problems)
             return EXIT_PROBLEMS
         env = _engine_env(args)
-        process = subprocess.Popen(engine_command(args.engine, "serve", config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
+        process = subprocess.Popen(
+            [sys.executable, "-m", args.engine, *engine_arguments("serve", config_file, "--dev-addr", args.dev_addr)], cwd=work, env=env
+        )
         seen = _snapshot(root, watched)
         garbage = Garbage()
         garbage.left()  # the first staging's graph, collected once serving is idle

@@ -230,6 +230,39 @@ def test_post_build_steps_run_after_either_engine(tmp_path: Path, monkeypatch: p
     assert (tmp_path / "plain" / "stamp.txt").is_file()
 
 
+def _files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file() and p.name != "sitemap.xml.gz"}
+
+
+def test_forked_and_new_interpreter_steps_build_the_same_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Linux staging and the engine are forks of the command (`cli.Forked`); elsewhere each is a new
+    interpreter. Both ways build the same files, and both report a failed step the same way."""
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    started: list[str] = []
+    run_apart = cli.run_apart
+
+    def recorded(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> cli.Child:
+        child = run_apart(command, argv, env, cwd)
+        started.append(type(child).__name__)
+        return child
+
+    monkeypatch.setattr(cli, "run_apart", recorded)
+    forked, spawned = tmp_path / "forked", tmp_path / "spawned"
+    assert cli.main(["-C", str(MINI), "build", "--quiet", "--site-dir", str(forked)]) == 0
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert cli.main(["-C", str(MINI), "build", "--quiet", "--site-dir", str(spawned)]) == 0
+    assert started == ["Forked", "Forked", "Popen", "Popen"]
+    assert _files(forked) == _files(spawned) and (forked / "index.html").is_file()
+
+    broken = copy_project(MINI, tmp_path / "broken")
+    rules = broken / "data" / "system.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nno_such_field: 1\n", encoding="utf-8")
+    for platform in ("linux", "darwin"):
+        monkeypatch.setattr(sys, "platform", platform)
+        assert cli.main(["-C", str(broken), "build", "--quiet", "--site-dir", str(tmp_path / f"broken-{platform}")]) == 1
+        assert not (tmp_path / f"broken-{platform}").exists()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
