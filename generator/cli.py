@@ -155,6 +155,11 @@ def engine_arguments(action: str, config_file: Path, *extra: str) -> list[str]:
     return [action, "--config-file", str(config_file), *extra]
 
 
+def engine_command(engine: str, action: str, config_file: Path, *extra: str) -> list[str]:
+    """The engine's command in a new interpreter: `cadence serve` runs it beside its own re-staging."""
+    return [sys.executable, "-m", engine, *engine_arguments(action, config_file, *extra)]
+
+
 def _print_problems(problems: list[Problem]) -> None:
     for problem in problems:
         print(problem, file=sys.stderr)
@@ -386,9 +391,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             _print_problems(exc.problems)
             return EXIT_PROBLEMS
         env = _engine_env(args)
-        process = subprocess.Popen(
-            [sys.executable, "-m", args.engine, *engine_arguments("serve", config_file, "--dev-addr", args.dev_addr)], cwd=work, env=env
-        )
+        process = subprocess.Popen(engine_command(args.engine, "serve", config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
         seen = _snapshot(root, watched)
         garbage = Garbage()
         garbage.left()  # the first staging's graph, collected once serving is idle
