@@ -4,8 +4,9 @@
     python bench/build.py --sizes 1,10 --runs 5 --states cold,edit
 
 Each run is one `cadence build --strict --quiet` through `bench/_cadence_build.py`, which records the
-CPU time (user+sys) of the staging process, of the engine (MkDocs) and of the command's own process
-(start-up, imports, post-build steps). The generator's own work is everything but the engine; its
+CPU time (user+sys) of the staging process, of the engine (MkDocs, with the Jinja, Markdown and YAML
+imports the command makes once before forking both) and of the command's own process (start-up,
+imports, post-build steps). The generator's own work is everything but the engine; its
 share is that over the whole command's CPU. CPU time, not wall time: the machine is shared.
 
 Cache states (a cache folder of the bench's own, `XDG_CACHE_HOME` under `--work`; the spelling

@@ -873,9 +873,11 @@ def write_results(data: dict[str, Any], out: Path) -> None:
         add("builds are whole commands. Zensical builds the same staged tree (`plain`): *clean* empties its cache first,")
         add("*again* is a repeated build. Ratios are from the same run.")
         add("")
-        add("CPU seconds (user+sys) of `cadence build` and its parts, from the same run (`bench/_cadence_build.py`): the engine,")
-        add("and the generator's own work, which is everything else: the staging process (interpreter start-up and imports")
-        add("included), the command's own process and its post-build steps. `stage()` is the staging call alone, after imports.")
+        add("CPU seconds (user+sys) of `cadence build` and its parts, from the same run (`bench/_cadence_build.py`): the engine")
+        add("(its process, forked from the command on Linux, and the Jinja, Markdown and YAML imports it shares with staging,")
+        add("done once before the forks), and the generator's own work, which is everything else: the staging process (a fork")
+        add("that imports the generator), the command's own process (interpreter start-up, imports) and its post-build steps.")
+        add("`stage()` is the staging call alone, after imports.")
         add("")
         add(
             "| size | `cadence build` CPU | engine (MkDocs) | generator's own | share | staging process | `stage()` alone | share | post-build steps | "
