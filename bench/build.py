@@ -12,11 +12,11 @@ share is that over the whole command's CPU. CPU time, not wall time: the machine
 Cache states (a cache folder of the bench's own, `XDG_CACHE_HOME` under `--work`; the spelling
 dictionary's word file is written once and kept):
 *no cache*: `CADENCE_NO_CACHE=1`. *cold*: the cache emptied before each build (the first build of a
-project on a machine, writing the records and pages). *edit*: the last build's cache, then one rule's
+project on a machine, writing the records, pages and staging). *edit*: the last build's cache, then one rule's
 text edited in one game (a designer's build after an edit: that file parsed again, the checks run,
-that game's pages rendered again). *after check*: `cadence check` of the same unchanged project just
-before (a CI job that checks, then builds; the check is not counted). *unchanged*: the last build's
-cache and no edit. Bytecode is on (a normal install), written to a folder under `--work`.
+that game's pages rendered again). *after check*: the cache emptied, then `cadence check` of the project
+(a CI job on a fresh machine that checks, then builds; the check is not counted). *unchanged*: the last
+build's cache and no edit (the staging step writes out the last staging again). Bytecode is on (a normal install), written to a folder under `--work`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from synth import write_generated
 
 REPO = Path(__file__).resolve().parent.parent
 CADENCE_BUILD = REPO / "bench" / "_cadence_build.py"
+#: Every kind of entry in the user's cache (the spelling dictionary's word file is kept).
+KINDS = ("built", "parsed", "check", "checks", "pages", "staged")
 #: The edited file (relative to the project) and the two texts it alternates between.
 EDIT = ("data/fracture/module.yaml", "subtracts 1 from every Morale test it takes.", "takes every Morale test at 1 less.")
 
@@ -75,9 +77,9 @@ def states(root: Path, env: dict[str, str], work: Path) -> dict[str, tuple[dict[
     check = [cadence(), "--project", str(root), "check"]
     return {
         "no cache": ({**env, "CADENCE_NO_CACHE": "1"}, lambda: None),
-        "cold": (env, lambda: empty(work, "built", "parsed", "check", "pages")),
+        "cold": (env, lambda: empty(work, *KINDS)),
         "edit": (env, lambda: toggle_edit(root)),
-        "after check": (env, lambda: subprocess.run(check, stdout=subprocess.DEVNULL, env=env, check=False)),
+        "after check": (env, lambda: (empty(work, *KINDS), subprocess.run(check, stdout=subprocess.DEVNULL, env=env, check=False))),
         "unchanged": (env, lambda: None),
     }
 

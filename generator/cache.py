@@ -33,7 +33,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -262,14 +262,16 @@ def _walk(digest: Any, top: str, folder: str, rel: str, hash_all: bool, seen: se
                 digest.update(f"unreadable\0{exc.errno}\0".encode())
 
 
-def project_digest(root: Path, data_dir: str, content_dir: str) -> str | None:
+def project_digest(root: Path, data_dir: str, content_dir: str, whole: Sequence[str] = ()) -> str | None:
     """A digest of everything `cadence check` reads in a project, or None when that cannot be known
-    (a folder or a symbolic link outside the project)."""
+    (a folder or a symbolic link outside the project). `whole`: folders (the content folder among them,
+    or others such as the theme's) whose every file counts, as staging copies them all."""
     top = os.path.realpath(root)
     digest = hashlib.blake2b(generator_hash(), digest_size=_DIGEST)
+    folders = [(data_dir, True), (content_dir, content_dir in whole), *((f, True) for f in whole if f not in (data_dir, content_dir))]
     try:
         digest.update(b"mkdocs\0" + _file_digest(os.path.join(top, "mkdocs.yml")))
-        for folder, hash_all in ((data_dir, True), (content_dir, False)):
+        for folder, hash_all in folders:
             path = os.path.realpath(os.path.join(top, folder))
             if path != top and not path.startswith(top + os.sep):
                 return None
@@ -287,13 +289,18 @@ class ProjectMemo:
     One entry per kind, project and options, replaced at each run that computes a new value. An entry
     answers only when the project's mkdocs.yml, its data and content files and the generator are
     byte for byte what they were; the digest is taken before and after the work, and a value
-    computed while a file changed is not stored. `valid` says whether a stored value has the right shape.
+    computed while a file changed is not stored. `valid` says whether a stored value has the right shape;
+    `whole` names the folders whose every file counts (`project_digest`).
     """
 
-    def __init__(self, kind: str, root: Path, options: tuple[str, ...], valid: Callable[[Any], bool]) -> None:
-        self.kind, self.root, self.valid = kind, root, valid
-        self.entry = key(kind, os.path.realpath(root), *options)
+    def __init__(self, kind: str, root: Path, options: tuple[str, ...], valid: Callable[[Any], bool], whole: Sequence[str] = ()) -> None:
+        self.kind, self.root, self.valid, self.whole = kind, root, valid, tuple(whole)
+        self.entry = key(kind, os.path.realpath(root), *options, *self.whole)
         self.before: str | None = None
+        self._seen: tuple[str, str, str | None] | None = None  # the digest `answer` took, and of which folders
+
+    def _digest(self, data_dir: str, content_dir: str) -> str | None:
+        return project_digest(self.root, data_dir, content_dir, self.whole)
 
     def answer(self) -> Any:
         """The stored value, when nothing the check reads has changed since; else None."""
@@ -302,18 +309,24 @@ class ProjectMemo:
             return None
         data_dir, content_dir, digest, value = stored
         # After `start`, against what was there when the work began: the value must be of those files.
-        now = self.before if self.before is not None else project_digest(self.root, data_dir, content_dir)
+        now: str | None
+        if self.before is not None:
+            now = self.before
+        else:
+            now = self._digest(data_dir, content_dir)
+            self._seen = (data_dir, content_dir, now)
         if not self.valid(value) or now != digest:
             return None
         return value
 
     def start(self, data_dir: str, content_dir: str) -> None:
-        """Note what the work is about to read."""
-        self.before = project_digest(self.root, data_dir, content_dir)
+        """Note what the work is about to read (the digest `answer` just took of the same folders, if any)."""
+        seen = self._seen
+        self.before = seen[2] if seen is not None and seen[:2] == (data_dir, content_dir) else self._digest(data_dir, content_dir)
 
     def store(self, data_dir: str, content_dir: str, value: Any) -> None:
         """Keep the value, if the files read did not change while it was worked out."""
-        if self.before is not None and project_digest(self.root, data_dir, content_dir) == self.before:
+        if self.before is not None and self._digest(data_dir, content_dir) == self.before:
             write(self.kind, self.entry, (data_dir, content_dir, self.before, value))
 
 
@@ -328,3 +341,19 @@ def checks_memo(root: Path, follow_outside_links: bool) -> ProjectMemo:
     """The problems the registered checks found (`problems.to_plain`): `cadence check` stores them and
     `cadence build` of the unchanged project takes them instead of checking again."""
     return ProjectMemo("checks", root, (str(follow_outside_links),), lambda v: isinstance(v, list) and all(isinstance(i, tuple) for i in v))
+
+
+def staged_memo(root: Path, options: tuple[str, ...], whole: Sequence[str]) -> ProjectMemo:
+    """The last staging of the project (`staging.StagedOutput.to_plain`): `cadence build` of a project
+    unchanged since then writes it out again instead of loading, checking and rendering it. `whole`:
+    the folders staging copies whole (content, the theme's custom_dir, the templates)."""
+    return ProjectMemo("staged", root, options, _staged_shape, whole)
+
+
+def _staged_shape(value: Any) -> bool:
+    """Files by path, search entries, problems as `Problem.to_plain` tuples (staging reads those back)."""
+    if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], dict) and isinstance(value[1], bytes)):
+        return False
+    if not (isinstance(value[2], list) and all(isinstance(p, tuple) for p in value[2])):
+        return False
+    return all(isinstance(k, str) and isinstance(v, bytes) for k, v in value[0].items())

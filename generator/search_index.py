@@ -47,18 +47,19 @@ class Entry:
 class SearchData:
     """What the search post-build step merges into the index: the entries and the spelling variants.
 
-    `cadence build` stages in a process of its own; that process writes this to a file (`write`) so
+    `cadence build` stages in a process of its own; that process writes this to a file (`dumps`) so
     the post-build step reads it (`read`) instead of loading and rendering the project again.
     """
 
     entries: tuple[Entry, ...]
     spelling_variants: dict[str, str]
 
-    def write(self, path: Path) -> None:
+    def dumps(self) -> bytes:
+        """The entries as the JSON `read` reads (UTF-8)."""
         entries = [{f.name: str(getattr(e, f.name)) for f in dataclasses.fields(e)} for e in self.entries]
         variants = {str(k): str(v) for k, v in self.spelling_variants.items()}
         data = {"entries": entries, "spelling_variants": variants}
-        path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     @classmethod
     def read(cls, path: Path) -> SearchData:

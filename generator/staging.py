@@ -248,6 +248,8 @@ class Staged:
     removed: list[str] = field(default_factory=list)
     loaded: Loaded | None = None
     generated: Generated | None = None
+    #: Every file staged, by its path under the staging folder (the config, `theme/…`, `docs/…`).
+    files: dict[str, bytes] = field(default_factory=dict)
 
 
 def _inside(base: Path, relative: str) -> Path:
@@ -420,17 +422,31 @@ def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) ->
     for path, data in assets.items():
         files.setdefault(path, data)  # a project's own file at the same path replaces ours
     files.update(generated_files(generated, files, content_dir))
-    docs = target / "docs"
     nav = navigation(loaded.project, loaded.content, generated.site_map.titles) if options.nav else None
-    staged_config = engine_config(config, root, target.resolve(), docs.resolve(), site_dir.resolve(), nav, sorted(assets))
+    staged_config = engine_config(config, root, target.resolve(), (target / "docs").resolve(), site_dir.resolve(), nav, sorted(assets))
     staged_config["theme"] = {**(staged_config.get("theme") or {}), "custom_dir": THEME_DIR}
-    # The config first: a serving engine that sees it change reloads and rebuilds every page once, with the
-    # pages written just after; pages first, it would rebuild them under the old navigation, then all again.
+    staged = {CONFIG_NAME: dump_config(staged_config).encode("utf-8")}
+    staged.update({f"{THEME_DIR}/{path}": data for path, data in theme_files(root, config).items()})
+    staged.update({f"docs/{path}": data for path, data in files.items()})
+    written, removed = write_staged(target, staged)
+    return Staged(target / CONFIG_NAME, target / "docs", written, removed, loaded, generated, staged)
+
+
+def write_staged(target: Path, files: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """Write a staging (`Staged.files`) into `target`; returns the docs files written and removed.
+
+    The config first: a serving engine that sees it change reloads and rebuilds every page once, with the
+    pages written just after; pages first, it would rebuild them under the old navigation, then all again.
+    """
     target.mkdir(parents=True, exist_ok=True)
-    _replace(str(target / CONFIG_NAME), dump_config(staged_config).encode("utf-8"))
-    stage_theme(root, config, target / THEME_DIR)
-    written, removed = write_tree(docs, files)
-    return Staged(target / CONFIG_NAME, docs, written, removed, loaded, generated)
+    _replace(str(target / CONFIG_NAME), files[CONFIG_NAME])
+    trees: dict[str, dict[str, bytes]] = {THEME_DIR: {}, "docs": {}}
+    for path, data in files.items():
+        folder, _, rest = path.partition("/")
+        if rest:
+            trees[folder][rest] = data
+    write_tree(target / THEME_DIR, trees[THEME_DIR])
+    return write_tree(target / "docs", trees["docs"])
 
 
 def generated_files(generated: Generated, files: dict[str, bytes], content_dir: str) -> dict[str, bytes]:
@@ -465,11 +481,6 @@ def _walk_files(folder: Traversable) -> list[tuple[str, bytes]]:
     return [(path, item.read_bytes()) for path, item in _walk(folder, PurePosixPath("."))]
 
 
-def stage_theme(root: Path, config: dict[str, Any], target: Path) -> None:
-    """One theme folder for the engine: MkDocs and Zensical take a single custom_dir."""
-    write_tree(target, {PurePosixPath(p).as_posix(): data for p, data in theme_files(root, config).items()})
-
-
 def show_problems(target: Path, problems: list[Problem]) -> None:
     """While serving: every staged page becomes the page of located problems, so the open browser tab
     shows them after the engine reloads; the next good staging writes the pages back."""
@@ -497,24 +508,69 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="warnings count as problems")
     parser.add_argument("--search-entries", type=Path, help="write the site's search entries to this file (JSON)")
     args = parser.parse_args(argv)
-    # The last build's pages, kept in the user's cache: a build after an edit renders only what it changes.
-    pages = PageCache()
-    with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
-        pages.restore(args.root)
+    memo = _staged_memo(args.root, args.search_entries is not None)
+    kept = _kept(memo)
+    if kept is not None:  # nothing staging reads has changed since the last staging: write it out again
+        files, search, problems = kept
+        write_staged(args.target, files)
+    else:
         try:
-            staged = stage(args.root, args.target, args.target / "site", pages)
-            pages.save(args.root)
+            files, search, problems = _stage_anew(args.root, args.target, args.search_entries is not None, memo)
         except StagingError as exc:
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
             return 1
-        assert staged.loaded is not None and staged.loaded.project is not None and staged.generated is not None
-        if args.search_entries is not None:
-            search_data(staged.loaded.project, staged.generated.site_map, staged.loaded.content).write(args.search_entries)
-    problems = staged.loaded.problems
+    if args.search_entries is not None:
+        args.search_entries.write_bytes(search)
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if args.strict and problems else 0
+
+
+def _staged_memo(root: Path, with_search: bool) -> cache_memo.ProjectMemo | None:
+    """The memo of the last staging, over every folder staging reads whole (content, theme, templates)."""
+    if not cache_memo.enabled():
+        return None
+    config = read_config(root)
+    options = read_options(config)
+    theme = config.get("theme")
+    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+    whole = [str(config.get("docs_dir", "docs")), options.templates_dir, *([custom] if isinstance(custom, str) else [])]
+    outside = options.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+    return cache_memo.staged_memo(root, (str(outside), str(with_search)), whole)
+
+
+def _kept(memo: cache_memo.ProjectMemo | None) -> tuple[dict[str, bytes], bytes, list[Problem]] | None:
+    """The last staging, if the memo has one of the project as it is now."""
+    kept = memo.answer() if memo is not None else None
+    if kept is None:
+        return None
+    try:
+        return kept[0], kept[1], [Problem.from_plain(p) for p in kept[2]]
+    except (TypeError, ValueError):  # not problems as `to_plain` writes them: stage anew
+        return None
+
+
+def _stage_anew(
+    root: Path, target: Path, with_search: bool, memo: cache_memo.ProjectMemo | None
+) -> tuple[dict[str, bytes], bytes, list[Problem]]:
+    """Stage the project (reusing the last build's unchanged pages) and keep the result in `memo`."""
+    pages = PageCache()  # the last build's pages, kept in the user's cache: a build after an edit renders only what it changes
+    with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
+        pages.restore(root)
+        config = read_config(root)
+        content_dir = str(config.get("docs_dir", "docs"))
+        if memo is not None:
+            memo.start(read_options(config).data_dir, content_dir)
+        staged = stage(root, target, target / "site", pages)
+        pages.save(root)
+        loaded, generated = staged.loaded, staged.generated
+        assert loaded is not None and loaded.project is not None and generated is not None
+        search = search_data(loaded.project, generated.site_map, loaded.content).dumps() if with_search else b""
+    problems = loaded.problems
+    if memo is not None:
+        memo.store(read_options(config).data_dir, content_dir, (staged.files, search, [p.to_plain() for p in problems]))
+    return staged.files, search, problems
 
 
 if __name__ == "__main__":

@@ -368,3 +368,48 @@ def test_a_stored_problem_reads_back_equal() -> None:
     assert back == problem and str(back) == str(problem) and back.data_path == "a[1]"
     with pytest.raises((TypeError, ValueError)):
         Problem.from_plain(("data/x.yaml", "3", 7, "warning", "c", "m", "", ""))
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cadence build`'s staging step (`python -m generator.staging`) of an unchanged project loads, checks
+    and renders nothing: it writes out what the last staging wrote, byte for byte, search entries and
+    warnings included. Any file staging reads (content images, the theme's overrides, data) stages anew."""
+    from generator import staging
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    (project / "data" / "words.txt").write_text("")  # spelling warnings: problems the memo must repeat
+    (project / "content" / "map.svg").write_text("<svg/>")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n"))
+    staged = staging.stage
+    calls: list[Path] = []
+    monkeypatch.setattr(staging, "stage", lambda root, target, *a: calls.append(target) or staged(root, target, *a))
+
+    def run(name: str) -> tuple[int, str, dict[str, bytes]]:
+        target = tmp_path / name
+        code = staging.main([str(project), str(target), "--search-entries", str(tmp_path / f"{name}.json")])
+        return code, (tmp_path / f"{name}.json").read_text(encoding="utf-8"), _tree(target)
+
+    first = run("first")
+    assert calls == [tmp_path / "first"] and first[0] == 0 and "docs/map.svg" in first[2]
+    assert run("again") == first and len(calls) == 1  # written out again, not staged
+    assert staging.main([str(project), str(tmp_path / "strict"), "--strict"]) == 1  # the warnings still count
+    edits = {
+        "content/map.svg": "<svg><title>edited</title></svg>",
+        "overrides/main.html": "{% extends 'base.html' %}",
+        "data/system.yaml": (project / "data" / "system.yaml").read_text(encoding="utf-8") + "\n# edited\n",
+    }
+    for number, (path, text) in enumerate(edits.items()):
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(text, encoding="utf-8")
+        before = len(calls)
+        code, _, tree = run(f"edit-{number}")
+        assert code == 0 and len(calls) == before + 1, path  # staged anew
+        monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+        assert tree == run(f"plain-{number}")[2], path  # and as a staging without any cache
+        monkeypatch.delenv(cache.NO_CACHE_ENV)
