@@ -19,17 +19,16 @@ from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from . import cache as cache_memo
-from .incremental import PageCache, read_digests
-from .loader import collector_paused
-from .pages import Generated, Loaded, generate, load_project, navigation
 from .problems import Location, Problem, error
-from .search_entries import search_data
-from .serve_errors import error_pages
+
+if TYPE_CHECKING:  # the rest of the pipeline is imported where it runs: a build of an unchanged project needs none of it
+    from .incremental import PageCache
+    from .pages import Generated, Loaded
 
 CONFIG_NAME = "mkdocs.yml"
 #: Set to "1" by `cadence check/build/serve --follow-outside-links`, for the processes they start.
@@ -379,6 +378,10 @@ def load_and_generate(root: Path, options: Options, content_dir: str, cache: Pag
     With a `cache` (while serving) pages whose inputs are unchanged since the last staging are reused;
     it keeps this staging's pages only if the files read the same after loading as before.
     """
+    from .incremental import read_digests
+    from .loader import collector_paused
+    from .pages import generate, load_project
+
     outside = options.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
     templates = root / options.templates_dir
     watched = [templates, Path(str(resources.files("generator").joinpath("templates")))]
@@ -405,11 +408,15 @@ def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = No
     objects that live on until the site is written, and its passes over them (resumed after loading,
     the first ones walk every object loading made) found nothing, a sixth of staging's time at 10x.
     """
+    from .loader import collector_paused
+
     with collector_paused():
         return _stage(root, target, site_dir, cache)
 
 
 def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) -> Staged:
+    from .pages import navigation
+
     config = read_config(root)
     options = read_options(config)
     content_dir = str(config.get("docs_dir", "docs"))
@@ -484,6 +491,8 @@ def _walk_files(folder: Traversable) -> list[tuple[str, bytes]]:
 def show_problems(target: Path, problems: list[Problem]) -> None:
     """While serving: every staged page becomes the page of located problems, so the open browser tab
     shows them after the engine reloads; the next good staging writes the pages back."""
+    from .serve_errors import error_pages
+
     docs = target / "docs"
     pages = [p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.md")]
     for page, text in error_pages(problems, pages).items():
@@ -555,6 +564,10 @@ def _stage_anew(
     root: Path, target: Path, with_search: bool, memo: cache_memo.ProjectMemo | None
 ) -> tuple[dict[str, bytes], bytes, list[Problem]]:
     """Stage the project (reusing the last build's unchanged pages) and keep the result in `memo`."""
+    from .incremental import PageCache
+    from .loader import collector_paused
+    from .search_entries import search_data
+
     pages = PageCache()  # the last build's pages, kept in the user's cache: a build after an edit renders only what it changes
     with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
         pages.restore(root)
