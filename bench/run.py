@@ -232,6 +232,10 @@ def measure_cadence_build(project: Path, work: Path, tag: str, engine: str) -> d
     largest of its processes."""
     site = work / f"site-{tag}"
     shutil.rmtree(site, ignore_errors=True)
+    # Every build from the same state: its data files' records cached (as after any earlier check or build),
+    # nothing else (no checks' problems, pages or staging of an earlier build to reuse).
+    for kind in ("check", "checks", "pages", "staged", "blobs"):
+        shutil.rmtree(Path(ENV["XDG_CACHE_HOME"]) / "cadence-rules" / kind, ignore_errors=True)
     out = work / f"build-{tag}.json"
     command = [PY, str(BENCH / "_cadence_build.py"), str(out), "--strict", "--quiet", "--site-dir", str(site), "--engine", engine]
     child = run_checked(command, project, work / f"build-{tag}.log", f"cadence build --engine {engine}")
@@ -1236,6 +1240,8 @@ def main() -> int:
         sys.path.insert(0, str(source))
         rev = subprocess.run(["git", "rev-parse", "--short", args.source], cwd=REPO, capture_output=True, text=True).stdout.strip()
         data["machine"]["code measured"] = f"{rev} ({args.source}): generator/, data/, content/, mkdocs.yml as committed"
+    # The generator's cache: the bench's own, so each `cadence build` starts from the same state (`measure_cadence_build`).
+    ENV["XDG_CACHE_HOME"] = str(work / "cache")
     global synth
     import synth as synth_module
 

@@ -1,10 +1,11 @@
 """A persistent cache of work that depends only on file contents, in the user's cache folder.
 
-Three kinds of entry, all keyed by content, never by time stamps: a data file's built record
-(`stored.py`, keyed by the file's bytes and path; what `load_project` reads, so `check`, `build` and
-`serve` share it), a data file's located values (`loader.load_file`, for the commands that read
-data without building records), and a whole `cadence check` result (keyed by every file the check
-reads, the options and the project folder). Every key also holds `generator_hash`,
+Entries are keyed by content, never by time stamps: a data file's built record (`stored.py`, keyed by
+the file's bytes and path; what `load_project` reads, so `check`, `build` and `serve` share it), a data
+file's located values (`loader.load_file`, for the commands that read data without building records),
+whole results of a project (`ProjectMemo`, keyed by every file the work reads, the options and the
+project folder: a `cadence check`'s output, the checks' problems, the last staging), the rendered pages
+(`incremental.PageCache`), and staged files' bytes under their own digest (`put_blob`). Every key also holds `generator_hash`,
 a hash of the generator's own source and of the libraries whose behaviour the result depends on, so
 an upgraded or edited generator never reads an older answer.
 
@@ -133,7 +134,7 @@ def read(kind: str, entry: str) -> Any:
     except OSError:  # none yet, unreadable, or no cache folder at all
         return None
     mark_used(path)
-    body = data[len(MAGIC) + _DIGEST :]
+    body = memoryview(data)[len(MAGIC) + _DIGEST :]  # not a copy
     if data[: len(MAGIC)] != MAGIC or data[len(MAGIC) : len(MAGIC) + _DIGEST] != hashlib.blake2b(body, digest_size=_DIGEST).digest():
         return None
     try:
@@ -153,7 +154,8 @@ def write(kind: str, entry: str, value: Any) -> None:
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(MAGIC + hashlib.blake2b(body, digest_size=_DIGEST).digest() + body)
+                handle.write(MAGIC + hashlib.blake2b(body, digest_size=_DIGEST).digest())
+                handle.write(body)  # apart: joined, the body would be copied once more
             os.replace(temp, path)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
@@ -344,16 +346,35 @@ def checks_memo(root: Path, follow_outside_links: bool) -> ProjectMemo:
 
 
 def staged_memo(root: Path, options: tuple[str, ...], whole: Sequence[str]) -> ProjectMemo:
-    """The last staging of the project (`staging.StagedOutput.to_plain`): `cadence build` of a project
-    unchanged since then writes it out again instead of loading, checking and rendering it. `whole`:
-    the folders staging copies whole (content, the theme's custom_dir, the templates)."""
+    """The last staging of the project: each staged file's blob by its path (`put_blob`), the search
+    entries and the problems (`Problem.to_plain`). `cadence build` of a project unchanged since then
+    writes it out again instead of loading, checking and rendering it. `whole`: the folders staging
+    copies whole (content, the theme's custom_dir, the templates)."""
     return ProjectMemo("staged", root, options, _staged_shape, whole)
 
 
 def _staged_shape(value: Any) -> bool:
-    """Files by path, search entries, problems as `Problem.to_plain` tuples (staging reads those back)."""
     if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], dict) and isinstance(value[1], bytes)):
         return False
     if not (isinstance(value[2], list) and all(isinstance(p, tuple) for p in value[2])):
         return False
-    return all(isinstance(k, str) and isinstance(v, bytes) for k, v in value[0].items())
+    return all(isinstance(k, str) and isinstance(v, str) for k, v in value[0].items())
+
+
+def put_blob(data: bytes) -> str:
+    """Keep a file's bytes under their own digest (once, however many stagings hold them); returns the key."""
+    entry = hashlib.blake2b(data, digest_size=_DIGEST).hexdigest()
+    path = _path("blobs", entry)
+    if path.is_file():
+        mark_used(path)
+    else:
+        write("blobs", entry, data)
+    return entry
+
+
+def get_blob(entry: str) -> bytes | None:
+    """The bytes `put_blob` kept under `entry`, or None when they are gone or damaged."""
+    data = read("blobs", entry)
+    if not isinstance(data, bytes) or hashlib.blake2b(data, digest_size=_DIGEST).hexdigest() != entry:
+        return None
+    return data

@@ -247,8 +247,6 @@ class Staged:
     removed: list[str] = field(default_factory=list)
     loaded: Loaded | None = None
     generated: Generated | None = None
-    #: Every file staged, by its path under the staging folder (the config, `theme/…`, `docs/…`).
-    files: dict[str, bytes] = field(default_factory=dict)
 
 
 def _inside(base: Path, relative: str) -> Path:
@@ -436,7 +434,7 @@ def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) ->
     staged.update({f"{THEME_DIR}/{path}": data for path, data in theme_files(root, config).items()})
     staged.update({f"docs/{path}": data for path, data in files.items()})
     written, removed = write_staged(target, staged)
-    return Staged(target / CONFIG_NAME, target / "docs", written, removed, loaded, generated, staged)
+    return Staged(target / CONFIG_NAME, target / "docs", written, removed, loaded, generated)
 
 
 def write_staged(target: Path, files: dict[str, bytes]) -> tuple[list[str], list[str]]:
@@ -524,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
         write_staged(args.target, files)
     else:
         try:
-            files, search, problems = _stage_anew(args.root, args.target, args.search_entries is not None, memo)
+            search, problems = _stage_anew(args.root, args.target, args.search_entries is not None, memo)
         except StagingError as exc:
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
@@ -550,20 +548,37 @@ def _staged_memo(root: Path, with_search: bool) -> cache_memo.ProjectMemo | None
 
 
 def _kept(memo: cache_memo.ProjectMemo | None) -> tuple[dict[str, bytes], bytes, list[Problem]] | None:
-    """The last staging, if the memo has one of the project as it is now."""
+    """The last staging, if the memo has one of the project as it is now and every file of it is kept."""
     kept = memo.answer() if memo is not None else None
     if kept is None:
         return None
+    files: dict[str, bytes] = {}
+    for path, entry in kept[0].items():
+        data = cache_memo.get_blob(entry)
+        if data is None:
+            return None
+        files[path] = data
     try:
-        return kept[0], kept[1], [Problem.from_plain(p) for p in kept[2]]
+        return files, kept[1], [Problem.from_plain(p) for p in kept[2]]
     except (TypeError, ValueError):  # not problems as `to_plain` writes them: stage anew
         return None
 
 
-def _stage_anew(
-    root: Path, target: Path, with_search: bool, memo: cache_memo.ProjectMemo | None
-) -> tuple[dict[str, bytes], bytes, list[Problem]]:
+def _stage_anew(root: Path, target: Path, with_search: bool, memo: cache_memo.ProjectMemo | None) -> tuple[bytes, list[Problem]]:
     """Stage the project (reusing the last build's unchanged pages) and keep the result in `memo`."""
+    config = read_config(root)
+    data_dir, content_dir = read_options(config).data_dir, str(config.get("docs_dir", "docs"))
+    if memo is not None:
+        memo.start(data_dir, content_dir)
+    search, problems = _staged_with_search(root, target, with_search)
+    if memo is not None:  # each file read back and kept apart, once the project is freed: nothing adds to the peak
+        staged = [target / CONFIG_NAME, *(p for folder in (THEME_DIR, "docs") for p in sorted((target / folder).rglob("*")) if p.is_file())]
+        files = {p.relative_to(target).as_posix(): cache_memo.put_blob(p.read_bytes()) for p in staged}
+        memo.store(data_dir, content_dir, (files, search, [p.to_plain() for p in problems]))
+    return search, problems
+
+
+def _staged_with_search(root: Path, target: Path, with_search: bool) -> tuple[bytes, list[Problem]]:
     from .incremental import PageCache
     from .loader import collector_paused
     from .search_entries import search_data
@@ -571,19 +586,12 @@ def _stage_anew(
     pages = PageCache()  # the last build's pages, kept in the user's cache: a build after an edit renders only what it changes
     with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
         pages.restore(root)
-        config = read_config(root)
-        content_dir = str(config.get("docs_dir", "docs"))
-        if memo is not None:
-            memo.start(read_options(config).data_dir, content_dir)
         staged = stage(root, target, target / "site", pages)
         pages.save(root)
         loaded, generated = staged.loaded, staged.generated
         assert loaded is not None and loaded.project is not None and generated is not None
         search = search_data(loaded.project, generated.site_map, loaded.content).dumps() if with_search else b""
-    problems = loaded.problems
-    if memo is not None:
-        memo.store(read_options(config).data_dir, content_dir, (staged.files, search, [p.to_plain() for p in problems]))
-    return staged.files, search, problems
+    return search, loaded.problems
 
 
 if __name__ == "__main__":

@@ -398,6 +398,10 @@ def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Pat
     first = run("first")
     assert calls == [tmp_path / "first"] and first[0] == 0 and "docs/map.svg" in first[2]
     assert run("again") == first and len(calls) == 1  # written out again, not staged
+    blobs = entries(tmp_path / "cache", "blobs")
+    assert len(blobs) == len(first[2])  # one kept file per staged file (the mini project's are all different)
+    blobs[0].write_bytes(blobs[0].read_bytes()[:-1])  # a damaged file: that staging is not written out again
+    assert run("damaged") == first and len(calls) == 2
     assert staging.main([str(project), str(tmp_path / "strict"), "--strict"]) == 1  # the warnings still count
     edits = {
         "content/map.svg": "<svg><title>edited</title></svg>",
