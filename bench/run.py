@@ -226,16 +226,20 @@ def measure_build(
     return result
 
 
+def forget_builds() -> None:
+    """The generator's cache as every measured `cadence build` finds it: its data files' records cached (as
+    after any earlier check or build), nothing else (no checks' problems, pages or staging to reuse)."""
+    for kind in ("check", "checks", "pages", "staged", "blobs"):
+        shutil.rmtree(Path(ENV["XDG_CACHE_HOME"]) / "cadence-rules" / kind, ignore_errors=True)
+
+
 def measure_cadence_build(project: Path, work: Path, tag: str, engine: str) -> dict[str, Any]:
     """`cadence build --engine ENGINE` through `_cadence_build.py`: the whole command, and the CPU time of its
     parts (staging process, engine, the command's own process with the post-build steps). Peak RSS: the
     largest of its processes."""
     site = work / f"site-{tag}"
     shutil.rmtree(site, ignore_errors=True)
-    # Every build from the same state: its data files' records cached (as after any earlier check or build),
-    # nothing else (no checks' problems, pages or staging of an earlier build to reuse).
-    for kind in ("check", "checks", "pages", "staged", "blobs"):
-        shutil.rmtree(Path(ENV["XDG_CACHE_HOME"]) / "cadence-rules" / kind, ignore_errors=True)
+    forget_builds()
     out = work / f"build-{tag}.json"
     command = [PY, str(BENCH / "_cadence_build.py"), str(out), "--strict", "--quiet", "--site-dir", str(site), "--engine", engine]
     child = run_checked(command, project, work / f"build-{tag}.log", f"cadence build --engine {engine}")
@@ -545,7 +549,8 @@ CATEGORIES = [
 #: The same for a profile of `staging.stage` alone: the generator's whole work in `cadence build`.
 STAGE_CATEGORIES = [
     ("load_project (read YAML, model, resolve, check)", "generator/pages.py", "load_project"),
-    ("  of which reading the YAML (loader.load_directory)", "generator/loader.py", "load_directory"),
+    ("  of which the data files' records, read back from the cache (stored.built_documents)", "generator/stored.py", "built_documents"),
+    ("  of which resolving (resolve.resolve)", "generator/resolve/__init__.py", "resolve"),
     ("  of which the checks (checks.run_checks)", "generator/checks/__init__.py", "run_checks"),
     ("  of which unsafe_markup (data Markdown rendered for the check)", "generator/checks/markup.py", "unsafe_markup"),
     ("generate (render every generated page)", "generator/pages.py", "generate"),
@@ -1336,6 +1341,7 @@ def main() -> int:
     if args.profile_size and n in projects:
         gen, _ = projects[n]
         prof = work / f"profile-stage-{n}x.prof"
+        forget_builds()  # the state each `cadence build` starts from
         measure_stages(gen, gen.parent, "profile-stage", "--stage", f"--profile={prof}")
         title = f"cProfile of `staging.stage` (the generator's whole work in `cadence build`) on the {n}x project"
         data["stage_profile"] = {
