@@ -508,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     before the engine starts: the two never hold their peaks at once. With --search-entries it also
     writes the site's search entries there for the post-build step, which then never loads the project
     again. Problems go to stderr, one line each; exit 1 on an error (or a warning with --strict).
+    A project unchanged since its last staging (`cache.staged_memo`) gets that staging written out again.
     """
     parser = argparse.ArgumentParser(prog="python -m generator.staging", description="Stage a rules project for an engine.")
     parser.add_argument("root", type=Path)
