@@ -47,7 +47,7 @@ class Entry:
 class SearchData:
     """What the search post-build step merges into the index: the entries and the spelling variants.
 
-    `cadence build` stages in a process of its own; that process writes this to a file (`dumps`) so
+    `cadence build` stages in a process of its own; that process writes this (`dumps`) to a file so
     the post-build step reads it (`read`) instead of loading and rendering the project again.
     """
 

@@ -380,7 +380,7 @@ def load_and_generate(root: Path, options: Options, content_dir: str, cache: Pag
     from .loader import collector_paused
     from .pages import generate, load_project
 
-    outside = options.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+    outside = _follows_outside_links(options)
     templates = root / options.templates_dir
     watched = [templates, Path(str(resources.files("generator").joinpath("templates")))]
     if cache is not None:
@@ -417,7 +417,7 @@ def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) ->
 
     config = read_config(root)
     options = read_options(config)
-    content_dir = str(config.get("docs_dir", "docs"))
+    content_dir = _content_dir(config)
     loaded, generated = load_and_generate(root, options, content_dir, cache)
     assert loaded.project is not None
     files: dict[str, bytes] = {path: text.encode("utf-8") for path, text in site_pages(loaded, generated, options, content_dir).items()}
@@ -438,7 +438,8 @@ def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) ->
 
 
 def write_staged(target: Path, files: dict[str, bytes]) -> tuple[list[str], list[str]]:
-    """Write a staging (`Staged.files`) into `target`; returns the docs files written and removed.
+    """Write a staging (its files by path under `target`: the config, `theme/…`, `docs/…`) into `target`;
+    returns the docs files written and removed.
 
     The config first: a serving engine that sees it change reloads and rebuilds every page once, with the
     pages written just after; pages first, it would rebuild them under the old navigation, then all again.
@@ -468,12 +469,27 @@ def generated_files(generated: Generated, files: dict[str, bytes], content_dir: 
     return {path: text.encode("utf-8") for path, text in generated.files.items()}
 
 
+def _custom_dir(config: dict[str, Any]) -> str | None:
+    """The project's theme overrides folder (`theme.custom_dir`), if it names one."""
+    theme = config.get("theme")
+    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+    return custom if isinstance(custom, str) else None
+
+
+def _content_dir(config: dict[str, Any]) -> str:
+    return str(config.get("docs_dir", "docs"))
+
+
+def _follows_outside_links(options: Options) -> bool:
+    """Whether links out of the project are followed: the plugin option, or `--follow-outside-links`."""
+    return options.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+
+
 def theme_files(root: Path, config: dict[str, Any]) -> dict[str, bytes]:
     """The generator's theme templates, then the project's custom_dir over them (the project's win)."""
     files = dict(_walk_files(resources.files("generator").joinpath(THEME_DIR)))
-    theme = config.get("theme")
-    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
-    if isinstance(custom, str) and (root / custom).is_dir():
+    custom = _custom_dir(config)
+    if custom is not None and (root / custom).is_dir():
         base = root / custom
         files.update(
             {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file() and not p.is_symlink()}
@@ -516,14 +532,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="warnings count as problems")
     parser.add_argument("--search-entries", type=Path, help="write the site's search entries to this file (JSON)")
     args = parser.parse_args(argv)
-    memo = _staged_memo(args.root, args.search_entries is not None)
+    config = read_config(args.root)
+    memo = _staged_memo(args.root, config, args.search_entries is not None)
     kept = _kept(memo)
     if kept is not None:  # nothing staging reads has changed since the last staging: write it out again
         files, search, problems = kept
         write_staged(args.target, files)
     else:
         try:
-            search, problems = _stage_anew(args.root, args.target, args.search_entries is not None, memo)
+            search, problems = _stage_anew(args.root, args.target, config, args.search_entries is not None, memo)
         except StagingError as exc:
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
@@ -535,17 +552,14 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if args.strict and problems else 0
 
 
-def _staged_memo(root: Path, with_search: bool) -> cache_memo.ProjectMemo | None:
+def _staged_memo(root: Path, config: dict[str, Any], with_search: bool) -> cache_memo.ProjectMemo | None:
     """The memo of the last staging, over every folder staging reads whole (content, theme, templates)."""
     if not cache_memo.enabled():
         return None
-    config = read_config(root)
     options = read_options(config)
-    theme = config.get("theme")
-    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
-    whole = [str(config.get("docs_dir", "docs")), options.templates_dir, *([custom] if isinstance(custom, str) else [])]
-    outside = options.follow_outside_links or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
-    return cache_memo.staged_memo(root, (str(outside), str(with_search)), whole)
+    custom = _custom_dir(config)
+    whole = [_content_dir(config), options.templates_dir, *([custom] if custom is not None else [])]
+    return cache_memo.staged_memo(root, (str(_follows_outside_links(options)), str(with_search)), whole)
 
 
 def _kept(memo: cache_memo.ProjectMemo | None) -> tuple[dict[str, bytes], bytes, list[Problem]] | None:
@@ -565,10 +579,11 @@ def _kept(memo: cache_memo.ProjectMemo | None) -> tuple[dict[str, bytes], bytes,
         return None
 
 
-def _stage_anew(root: Path, target: Path, with_search: bool, memo: cache_memo.ProjectMemo | None) -> tuple[bytes, list[Problem]]:
+def _stage_anew(
+    root: Path, target: Path, config: dict[str, Any], with_search: bool, memo: cache_memo.ProjectMemo | None
+) -> tuple[bytes, list[Problem]]:
     """Stage the project (reusing the last build's unchanged pages) and keep the result in `memo`."""
-    config = read_config(root)
-    data_dir, content_dir = read_options(config).data_dir, str(config.get("docs_dir", "docs"))
+    data_dir, content_dir = read_options(config).data_dir, _content_dir(config)
     if memo is not None:
         memo.start(data_dir, content_dir)
     search, problems = _staged_with_search(root, target, with_search)
