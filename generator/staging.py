@@ -587,7 +587,9 @@ def _stage_anew(
     if memo is not None:
         memo.start(data_dir, content_dir)
     search, problems = _staged_with_search(root, target, with_search)
-    if memo is not None:  # each file read back and kept apart, once the project is freed: nothing adds to the peak
+    # Each file read back and kept apart, once the project is freed: nothing adds to the peak. Not when the
+    # project's digest cannot be known (a link out of it): no memo of it could answer.
+    if memo is not None and memo.before is not None:
         staged = [target / CONFIG_NAME, *(p for folder in (THEME_DIR, "docs") for p in sorted((target / folder).rglob("*")) if p.is_file())]
         files = {p.relative_to(target).as_posix(): cache_memo.put_blob(p.read_bytes()) for p in staged}
         memo.store(data_dir, content_dir, (files, search, [p.to_plain() for p in problems]))

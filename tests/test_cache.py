@@ -417,3 +417,25 @@ def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Pat
         monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
         assert tree == run(f"plain-{number}")[2], path  # and as a staging without any cache
         monkeypatch.delenv(cache.NO_CACHE_ENV)
+
+
+def test_a_link_out_of_the_project_turns_the_staging_memo_off(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Followed links out of the project make its digest unknowable: every staging stages anew, and none
+    keeps files it could never be answered with."""
+    from generator import staging
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    monkeypatch.setenv(staging.FOLLOW_OUTSIDE_LINKS, "1")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "page.md").write_text("# Outside\n")
+    (project / "content" / "outside").symlink_to(outside)
+    staged = staging.stage
+    calls: list[Path] = []
+    monkeypatch.setattr(staging, "stage", lambda root, target, *a: calls.append(target) or staged(root, target, *a))
+    for name in ("first", "again"):
+        assert staging.main([str(project), str(tmp_path / name)]) == 0
+        assert (tmp_path / name / "docs" / "outside" / "page.md").is_file()
+    assert len(calls) == 2
+    assert entries(tmp_path / "cache", "staged") == [] and entries(tmp_path / "cache", "blobs") == []
