@@ -31,6 +31,7 @@ import contextlib
 import hashlib
 import marshal
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -214,11 +215,32 @@ class _Outside(Exception):
 READ_LIMIT = 2 * 1024 * 1024 + 1
 
 
-def _file_digest(path: str) -> bytes:
-    """The file's size and a digest of as much of it as the check can read."""
+#: Files hashed in this process by path: what `os.stat` said of each then, and its digest.
+_HASHED: dict[str, tuple[tuple[int, ...], bytes]] = {}
+#: A file changed less than this long before it was hashed may change again within its timestamps'
+#: resolution and keep them (git's "racy" files): it is read again at every look.
+SETTLED_NS = 2_000_000_000
+
+
+def file_digest(path: str, info: os.stat_result | None = None) -> bytes:
+    """The file's size and a digest of as much of it as the check can read.
+
+    One staging takes the project's digest up to four times (each memo before its work and after it),
+    so a file hashed before in this process is not read again while its device, inode, size and
+    modification and change times are what they were, and it had settled when it was hashed. A file
+    written during the work has new times: it is read again. `info`: the file's `os.stat`, if taken.
+    """
+    info = os.stat(path) if info is None else info
+    seen = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    known = _HASHED.get(path)
+    if known is not None and known[0] == seen:
+        return known[1]
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
-        return size.to_bytes(8, "little") + hashlib.blake2b(handle.read(READ_LIMIT), digest_size=_DIGEST).digest()
+        value = size.to_bytes(8, "little") + hashlib.blake2b(handle.read(READ_LIMIT), digest_size=_DIGEST).digest()
+    if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS:
+        _HASHED[path] = (seen, value)
+    return value
 
 
 def _walk(digest: Any, top: str, folder: str, rel: str, hash_all: bool, seen: set[str]) -> None:
@@ -255,11 +277,11 @@ def _walk(digest: Any, top: str, folder: str, rel: str, hash_all: bool, seen: se
         if entry.is_dir():
             digest.update(b"dir\0")
             _walk(digest, top, entry.path, name, hash_all, seen)
-        elif not os.path.isfile(entry.path) or not (hash_all or entry.name.endswith(".md")):
+        elif not stat.S_ISREG(info.st_mode) or not (hash_all or entry.name.endswith(".md")):
             digest.update(f"{info.st_mode:o}\0".encode())
         else:
             try:
-                digest.update(b"file\0" + _file_digest(entry.path))
+                digest.update(b"file\0" + file_digest(entry.path, info))
             except OSError as exc:
                 digest.update(f"unreadable\0{exc.errno}\0".encode())
 
@@ -272,7 +294,7 @@ def project_digest(root: Path, data_dir: str, content_dir: str, whole: Sequence[
     digest = hashlib.blake2b(generator_hash(), digest_size=_DIGEST)
     folders = [(data_dir, True), (content_dir, content_dir in whole), *((f, True) for f in whole if f not in (data_dir, content_dir))]
     try:
-        digest.update(b"mkdocs\0" + _file_digest(os.path.join(top, "mkdocs.yml")))
+        digest.update(b"mkdocs\0" + file_digest(os.path.join(top, "mkdocs.yml")))
         for folder, hash_all in folders:
             path = os.path.realpath(os.path.join(top, folder))
             if path != top and not path.startswith(top + os.sep):

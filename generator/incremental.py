@@ -40,16 +40,15 @@ class Digests:
 
 
 def _digest_file(digest: hashlib.blake2b, name: str, path: str) -> bool:
-    """Add a regular file's name and bytes; False for anything else (a FIFO is never opened)."""
+    """Add a regular file's name and digest (`cache.file_digest`: a file hashed before in this process and
+    unchanged since is not read again); False for anything else (a FIFO is never opened)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
             return False
-        with open(path, "rb") as handle:
-            data = handle.read()
+        digest.update(f"{name}\0".encode() + user_cache.file_digest(path, info))
     except OSError:
         return False
-    digest.update(f"{name}\0{len(data)}\0".encode())
-    digest.update(data)
     return True
 
 

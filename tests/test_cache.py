@@ -291,6 +291,39 @@ def test_the_digest_reads_as_much_of_a_file_as_the_check(project: Path) -> None:
     assert cache.project_digest(project, "data", "content") != edited
 
 
+def test_a_settled_file_is_read_once_a_process_and_again_when_it_changes(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Staging takes the project's digest up to four times: a file unchanged since is not read again. A
+    rewrite that keeps the size and puts the modification time back still changes the change time; a
+    file written just now (it may change again within its timestamps' resolution) is read at every look."""
+    monkeypatch.setattr(cache, "_HASHED", {})
+    opened: list[str] = []
+
+    def counting_open(path: str, mode: str = "r") -> Any:
+        opened.append(os.path.basename(path))
+        return open(path, mode)
+
+    monkeypatch.setattr(cache, "open", counting_open, raising=False)
+    monkeypatch.setattr(cache, "SETTLED_NS", 0)  # every file counts as settled once hashed
+    before = cache.project_digest(project, "data", "content")
+    assert "module.yaml" in opened
+    opened.clear()
+    assert cache.project_digest(project, "data", "content") == before
+    assert opened == []
+    edited = next((project / "data").rglob("module.yaml"))
+    info = edited.stat()
+    text = edited.read_bytes()
+    edited.write_bytes(text.replace(b"a", b"b", 1))
+    os.utime(edited, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert cache.project_digest(project, "data", "content") != before
+    assert opened == ["module.yaml"]
+    edited.write_bytes(text)
+    monkeypatch.setattr(cache, "SETTLED_NS", 3_600 * 10**9)  # written within the hour: read at every look
+    opened.clear()
+    assert cache.project_digest(project, "data", "content") == before
+    assert cache.project_digest(project, "data", "content") == before
+    assert opened == ["module.yaml", "module.yaml"]  # the files hashed before, settled then, are not read
+
+
 def _age(folder: Path, days: float) -> None:
     """Make every file under `folder` look last used `days` ago."""
     then = time.time() - days * 24 * 60 * 60
