@@ -5,7 +5,8 @@ the file's bytes and path; what `load_project` reads, so `check`, `build` and `s
 file's located values (`loader.load_file`, for the commands that read data without building records),
 whole results of a project (`ProjectMemo`, keyed by every file the work reads, the options and the
 project folder: a `cadence check`'s output, the checks' problems, the last staging), the rendered pages
-(`incremental.PageCache`), and staged files' bytes under their own digest (`put_blob`). Every key also holds `generator_hash`,
+(`incremental.PageCache`), what the per-text checks found in each text (`checks.texts`), and staged files'
+bytes under their own digest (`put_blob`). Every key also holds `generator_hash`,
 a hash of the generator's own source and of the libraries whose behaviour the result depends on, so
 an upgraded or edited generator never reads an older answer.
 

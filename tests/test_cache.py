@@ -324,6 +324,40 @@ def test_a_settled_file_is_read_once_a_process_and_again_when_it_changes(project
     assert opened == ["module.yaml", "module.yaml"]  # the files hashed before, settled then, are not read
 
 
+def test_a_check_after_an_edit_looks_again_only_at_the_texts_that_changed(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spelling and unsafe markup keep what they found in each text (`checks.texts`): a second check of the
+    same texts works out none of them, an edited text is looked at alone, and the problems are those a
+    check without any cache finds."""
+    from generator.checks import markup, spelling
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    looked: list[str] = []
+    unknown, removed = spelling._unknown_words, markup._removed_if_any
+    monkeypatch.setattr(spelling, "_unknown_words", lambda text, words: looked.append(str(text)) or unknown(text, words))
+    monkeypatch.setattr(markup, "_removed_if_any", lambda text: looked.append(str(text)) or removed(text))
+
+    def problems() -> list[str]:
+        looked.clear()
+        return [str(p) for p in load_project(project).problems]
+
+    first = problems()
+    assert len(looked) > 20 and any("core rules" in text for text in looked)  # content pages and data texts
+    assert problems() == first and looked == []
+    rangers = project / "data" / "skirmish" / "army-lists" / "rangers.yaml"
+    rangers.write_text(rangers.read_text().replace("Each Ranger takes one sidearm.", "Each Ranger takes one sidearmm."))
+    edited = problems()
+    assert set(looked) == {"Each Ranger takes one sidearmm."}  # by both checks, and no other text
+    assert any("'sidearmm' is not a known word" in line for line in edited) and not any("sidearmm" in line for line in first)
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    assert problems() == edited
+    monkeypatch.delenv(cache.NO_CACHE_ENV)
+    words = project / "data" / "words.txt"
+    words.write_text(words.read_text() + "sidearmm\n")  # another word list: every text is looked at again
+    assert not any("sidearmm" in line for line in problems()) and len(looked) > 20
+
+
 def _age(folder: Path, days: float) -> None:
     """Make every file under `folder` look last used `days` ago."""
     then = time.time() - days * 24 * 60 * 60

@@ -19,6 +19,7 @@ from ..resolve import Resolved
 from . import army_lists, budgets, built_models, design, errata, links, markup, modules, rules, spelling, tables, unused, values
 from .base import CheckRun
 from .spelling import read_words
+from .texts import TextMemo
 
 CheckFunction = Callable[[CheckRun], Iterable[Problem]]
 
@@ -80,7 +81,7 @@ CHECKS: tuple[Check, ...] = (
     Check(over_project(design.check_unstated_values), ("unstated-value",)),
     Check(over_project(design.check_rule_kind_labels), ("unknown-kind",)),
     Check(over_project(design.check_label_placeholders), ("label-placeholder",)),
-    Check(over_project(markup.unsafe_markup), ("unsafe-markup",)),
+    Check(markup.check_unsafe_markup, ("unsafe-markup",)),
 )
 
 
@@ -102,8 +103,11 @@ def run_checks(
     `words` are the project's accepted spellings (None skips spelling); `root` the project folder
     (None skips the errata patches, which read files).
     """
-    run = CheckRun(resolved, words, root, data_dir, content_dir)
-    return [problem for check in CHECKS for problem in check.run(run)]
+    texts = TextMemo.of_project(root, data_dir, words or frozenset()) if root is not None else TextMemo()
+    run = CheckRun(resolved, words, root, data_dir, content_dir, texts)
+    found = [problem for check in CHECKS for problem in check.run(run)]
+    texts.save()
+    return found
 
 
 __all__ = ["CHECKS", "Check", "CheckRun", "codes", "over_project", "read_words", "run_checks"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from ..loader import loc_of
 from ..model import Module, Record
 from ..problems import Location, Problem
 from ..resolve import Resolved
+from .texts import TextMemo
 
 Problems = Iterable[Problem]
 
@@ -29,6 +30,8 @@ class CheckRun:
     root: Path | None = None
     data_dir: str = "data"
     content_dir: str = "content"
+    #: What the per-text checks found in each text, from the last run where it holds them.
+    texts: TextMemo = field(default_factory=TextMemo)
 
     @property
     def project(self) -> Project:

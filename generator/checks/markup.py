@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from ..model import Record
 from ..problems import Location, Problem, warning
 from ..schema import nesting_fields
+from .base import CheckRun
 
 
 def is_markdown(f: dataclasses.Field[Any]) -> bool:
@@ -101,7 +103,16 @@ def _removed(text: str) -> tuple[str, ...]:
     return render(text).removed
 
 
-def unsafe_markup(project: Any) -> list[Problem]:
+def _removed_if_any(text: str) -> tuple[str, ...]:
+    return _removed(text) if may_carry_markup(text) else ()
+
+
+def check_unsafe_markup(run: CheckRun) -> list[Problem]:
+    """`unsafe_markup`, with what the dialect removes from each text kept from the last check (`TextMemo`)."""
+    return unsafe_markup(run.project, partial(run.texts.find, "markup", work=_removed_if_any))
+
+
+def unsafe_markup(project: Any, removed_from: Callable[[str], tuple[str, ...]] = _removed_if_any) -> list[Problem]:
     """A warning for each Markdown field from which the restricted dialect removed something."""
     roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
     roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
@@ -110,7 +121,7 @@ def unsafe_markup(project: Any) -> list[Problem]:
     problems: list[Problem] = []
     for root, file in roots:
         for record, name, text in markdown_strings(root):
-            removed = _removed(text) if may_carry_markup(text) else ()
+            removed = removed_from(text)
             if removed:
                 where = getattr(text, "loc", None) or (record.loc if record.loc.path else Location(file, 0, 0))
                 problems.append(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -107,14 +107,12 @@ def _title_case(kind: str, name: str, tokens: list[str], where: Location) -> Ite
     )
 
 
-def _unknown_words(text: str, words: frozenset[str]) -> Iterator[tuple[int, str]]:
+def _unknown_words(text: str, words: frozenset[str]) -> tuple[tuple[int, str], ...]:
     """(offset, word) for each word of some prose that neither the dictionary nor the word list knows."""
     plain = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
     if not any(_unknown_parts(token, words) for token in set(WORD.findall(plain))):
-        return  # the common case, found without walking the text word by word
-    for match in WORD.finditer(plain):
-        for part in _unknown_parts(match.group(0), words):
-            yield match.start(), part
+        return ()  # the common case, found without walking the text word by word
+    return tuple((match.start(), part) for match in WORD.finditer(plain) for part in _unknown_parts(match.group(0), words))
 
 
 @lru_cache(maxsize=65536)
@@ -162,15 +160,17 @@ def check_prose_spelling(run: CheckRun) -> Iterator[Problem]:
     """Misspelt words in prose: in content pages (at the word) and in the data's Markdown fields."""
     if run.words is None:
         return
+    words = run.words
+    unknown = partial(_unknown_words, words=words)
     for page, text in sorted(run.resolved.content.items()):
-        for offset, word in _unknown_words(text, run.words):
+        for offset, word in run.texts.find("spelling", text, unknown):
             line = text.count("\n", 0, offset) + 1
             column = offset - text.rfind("\n", 0, offset)
             where = Location(f"{run.content_dir}/{page}.md", line, column)
             yield warning(where, "spelling", f"'{word}' is not a known word", _spelling_hint(word))
     records: list[Any] = [*run.project.modules.values(), *(e.army_list for e in run.project.lists)]
     for text, owner in _prose_of(records):
-        for _offset, word in _unknown_words(text, run.words):
+        for _offset, word in run.texts.find("spelling", text, unknown):
             yield warning(at(text, owner), "spelling", f"'{word}' is not a known word", _spelling_hint(word))
 
 
