@@ -377,10 +377,12 @@ def test_entries_unused_for_a_month_are_pruned_and_used_ones_kept(project: Path,
     assert len(entries(home, "built")) == data_files + 1  # the system file's record before the edit is left behind
     _age(home, cache.KEEP_DAYS + 5)  # a month and more later, the stamp of the last pruning too
     system.write_text(original + "\n# second edit\n", encoding="utf-8")
+    words = project / "data" / "words.txt"
+    words.write_text(words.read_text(encoding="utf-8") + "zyx\n", encoding="utf-8")  # every text is spell-checked again
     again = check(project, home)
     # the other files' records were read, so kept; the two old records of the system file were not
     assert len(entries(home, "built")) == data_files and len(entries(home, "check")) == 1
-    assert list((home / "cadence-rules").glob("*.words"))  # the spelling word file was used: kept
+    assert list((home / "cadence-rules").glob("*.words"))  # the spelling word file was used (for the texts): kept
     plain = subprocess.run(
         [sys.executable, "-m", "generator.cli", "--project", str(project), "check"],
         capture_output=True, text=True, env={**os.environ, cache.NO_CACHE_ENV: "1"}, timeout=120,

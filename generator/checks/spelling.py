@@ -84,27 +84,30 @@ def check_name_spelling(run: CheckRun) -> Iterator[Problem]:
     if run.words is None:
         return
     title_case = run.project.system.name_case == "title"
+    findings = partial(_name_findings, words=run.words)
     for kind, name, record in named_things(run.project):
-        where = at(name, record)
-        tokens = WORD.findall(str(name))
-        parts = [p for t in tokens for p in t.split("-") if p]
-        for token in dict.fromkeys(p for p in parts if not _known(p, run.words)):
-            yield warning(where, "spelling", f"{kind} '{name}': '{token}' is not a known word", _spelling_hint(token))
-        if title_case and kind != "heading":
-            yield from _title_case(kind, str(name), tokens, where)
+        unknown, lower = run.texts.find("names", name, findings)
+        for token in unknown:
+            yield warning(at(name, record), "spelling", f"{kind} '{name}': '{token}' is not a known word", _spelling_hint(token))
+        if lower and title_case and kind != "heading":
+            yield warning(
+                at(name, record),
+                "name-case",
+                f"{kind} '{name}' is not in title case ('{lower}')",
+                "names are written in title case: "
+                + " ".join(t if t.lower() in SMALL_WORDS else t[:1].upper() + t[1:] for t in str(name).split(" ")),
+            )
 
 
-def _title_case(kind: str, name: str, tokens: list[str], where: Location) -> Iterator[Problem]:
+def _name_findings(name: str, words: frozenset[str]) -> tuple[tuple[str, ...], str]:
+    """A name's words that neither list knows, and its first word in lower case where title case wants a
+    capital ('' when it has none, or when another word after the first is capitalised: a phrase, not a slip)."""
+    tokens = WORD.findall(str(name))
+    unknown = tuple(dict.fromkeys(p for t in tokens for p in t.split("-") if p and not _known(p, words)))
     titled = [t for t in tokens[1:] if t.lower() not in SMALL_WORDS and len(t) > 2]
-    if not titled or not any(t[0].islower() for t in titled) or any(t[0].isupper() for t in tokens[1:]):
-        return
-    lower = next(t for t in titled if t[0].islower())
-    yield warning(
-        where,
-        "name-case",
-        f"{kind} '{name}' is not in title case ('{lower}')",
-        "names are written in title case: " + " ".join(t if t.lower() in SMALL_WORDS else t[:1].upper() + t[1:] for t in name.split(" ")),
-    )
+    if any(t[0].isupper() for t in tokens[1:]):
+        return unknown, ""
+    return unknown, next((t for t in titled if t[0].islower()), "")
 
 
 def _unknown_words(text: str, words: frozenset[str]) -> tuple[tuple[int, str], ...]:
