@@ -142,17 +142,50 @@ def _dict(node: tuple[Any, ...]) -> dict[Any, Any]:
     return {decode(parts[at]): decode(parts[at + 1]) for at in range(0, len(parts), 2)}
 
 
+_new = object.__new__
+_set_path, _set_line, _set_column = (getattr(Location, f.name).__set__ for f in dataclasses.fields(Location))  # its slots
+_new_str, _new_int, _new_float = str.__new__, int.__new__, float.__new__
+
+
+def _location(path: str, line: int, column: int) -> Location:
+    """A Location as its `__init__` makes it, set through its slots directly (0.3 instead of 0.55 µs here;
+    a project at 10x reads ninety thousand)."""
+    loc = _new(Location)
+    _set_path(loc, path)
+    _set_line(loc, line)
+    _set_column(loc, column)
+    return loc
+
+
+def _loc_str(node: tuple[Any, ...]) -> LocStr:
+    value = _new_str(LocStr, node[4])  # LocStr's own __new__, without a Python call
+    value.loc = _location(node[1], node[2], node[3])
+    return value
+
+
+def _loc_int(node: tuple[Any, ...]) -> LocInt:
+    value = _new_int(LocInt, node[4])
+    value.loc, value.source = _location(node[1], node[2], node[3]), node[5]
+    return value
+
+
+def _loc_float(node: tuple[Any, ...]) -> LocFloat:
+    value = _new_float(LocFloat, node[4])
+    value.loc, value.source = _location(node[1], node[2], node[3]), node[5]
+    return value
+
+
 #: How each kind of stored tuple is read back, by its first item.
 _DECODERS: tuple[Any, ...] = (
-    lambda node: LocStr(node[4], Location(node[1], node[2], node[3])),
-    lambda node: LocInt(node[4], Location(node[1], node[2], node[3]), node[5]),
-    lambda node: LocFloat(node[4], Location(node[1], node[2], node[3]), node[5]),
+    _loc_str,
+    _loc_int,
+    _loc_float,
     _map,
     _list,
     lambda node: tuple(map(decode, node[1])),
     _dict,
     _record,
-    lambda node: Location(node[1], node[2], node[3]),
+    lambda node: _location(node[1], node[2], node[3]),
 )
 _PLAIN = frozenset({type(None), bool, str, int, float})
 
