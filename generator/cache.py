@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import marshal
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -185,11 +186,36 @@ def prune() -> list[Path]:
             return removed
         stamp.touch()
         os.utime(stamp, (now, now))
-        for folder, _dirs, names in os.walk(base):
+        for folder, dirs, names in os.walk(base):
+            if folder == str(base) and STAGING in dirs:
+                dirs.remove(STAGING)  # the kept stagings go whole, by their lock's time
+                removed.extend(_prune_stagings(base / STAGING, now - KEEP_DAYS * _DAY))
             for name in names:
                 path = Path(folder) / name
                 if name.endswith((".marshal", ".words")) and _unused_since(path, now - KEEP_DAYS * _DAY):
                     removed.append(path)
+    return removed
+
+
+#: The user cache's folder of kept staging folders (`staging_dir`).
+STAGING = "staging"
+
+
+def staging_dir(root: Path, out: Path) -> Path:
+    """Where `cadence build` of `root` into `out` keeps its staging folder between builds: one per project and
+    output folder, under the user's cache, where no project can plant a file."""
+    place = f"{os.path.realpath(root)}\0{os.path.realpath(out)}".encode("utf-8", "surrogateescape")
+    return cache_dir() / STAGING / hashlib.blake2b(place, digest_size=_DIGEST).hexdigest()
+
+
+def _prune_stagings(base: Path, since: float) -> list[Path]:
+    """Remove the kept staging folders no build has used since `since` (a build marks its folder's lock)."""
+    removed = []
+    for folder in base.iterdir() if base.is_dir() else ():
+        with contextlib.suppress(OSError):
+            if os.stat(folder / ".lock").st_mtime < since:
+                shutil.rmtree(folder)
+                removed.append(folder)
     return removed
 
 

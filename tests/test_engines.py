@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli, postbuild
+from generator import cache, cli, postbuild
 from generator.postbuild import BuildContext
 from generator.staging import ASSETS_PREFIX, asset_files, asset_links
 
@@ -261,6 +261,49 @@ def test_forked_and_new_interpreter_steps_build_the_same_site(tmp_path: Path, mo
         monkeypatch.setattr(sys, "platform", platform)
         assert cli.main(["-C", str(broken), "build", "--quiet", "--site-dir", str(tmp_path / f"broken-{platform}")]) == 1
         assert not (tmp_path / f"broken-{platform}").exists()
+
+
+def test_builds_of_a_project_stage_in_one_kept_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cadence build` stages in a folder kept in the user's cache (`cache.staging_dir`): the next build rewrites
+    only the staged files that changed and builds the site a build without any cache builds; Zensical keeps its
+    own cache there. A build while another holds the folder, or with the cache off, stages in a folder of its
+    own beside the output and removes it. A kept folder no build used for a month is pruned."""
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project, site = copy_project(MINI, tmp_path / "mini"), tmp_path / "site"
+
+    def build(out: Path = site, *extra: str) -> int:
+        return cli.main(["-C", str(project), "build", "--quiet", "--site-dir", str(out), *extra])
+
+    assert build() == 0
+    kept = cache.staging_dir(project, site)
+    staged = {p: p.stat().st_mtime_ns for p in (kept / "docs").rglob("*") if p.is_file()}
+    assert kept / "docs" / "index.md" in staged and not (kept / cli.UNFINISHED).exists()
+    page = project / "content" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nAn edit.\n", encoding="utf-8")
+    assert build() == 0
+    assert [p.name for p, before in staged.items() if p.stat().st_mtime_ns != before] == ["index.md"]
+    assert "An edit." in (site / "index.html").read_text(encoding="utf-8")
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    assert build(tmp_path / "fresh") == 0
+    assert _files(site) == _files(tmp_path / "fresh")
+    monkeypatch.delenv(cache.NO_CACHE_ENV)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # nothing left beside the outputs
+
+    used: list[Path] = []
+    build_in = cli._build_in
+    monkeypatch.setattr(cli, "_build_in", lambda args, root, out, work: used.append(work) or build_in(args, root, out, work))
+    held = cli._kept_staging(project, site)  # another build's
+    assert held is not None
+    with held:
+        assert build() == 0
+    assert used[0].parent == tmp_path and used[0].name.startswith(".site-building-") and not used[0].exists()
+    assert build(site, "--engine", "zensical") == 0 and used[1] == kept and (kept / ".cache").is_dir()
+
+    month_ago = time.time() - (cache.KEEP_DAYS + 1) * 24 * 3600
+    os.utime(kept / ".lock", (month_ago, month_ago))
+    (cache.cache_dir() / cache._PRUNED).unlink(missing_ok=True)
+    assert kept in cache.prune() and not kept.exists()
 
 
 def _free_port() -> int:

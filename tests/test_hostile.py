@@ -19,6 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generator import cache
+from generator.cli import UNFINISHED
 from generator.cli import main as cadence
 
 from .conftest import MINI, REPO, copy_project, mkdocs_build
@@ -282,8 +284,9 @@ def test_killed_build_leaves_the_previous_site(signum: int, project_with_site: t
     path = project / "content/index.md"
     path.write_text(path.read_text() + "\nA change that must not be published half way.\n")
     process = _cadence_build(project)
+    unfinished = cache.staging_dir(project, project / "site") / UNFINISHED  # the build's kept staging folder, in use
     deadline = time.monotonic() + 60
-    while not list(project.glob(".site-building-*")) and time.monotonic() < deadline:
+    while not unfinished.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.5)  # well inside the build: MkDocs is loading, checking or writing pages
     assert process.poll() is None, "the build finished before it could be killed"
@@ -296,12 +299,13 @@ def test_killed_build_leaves_the_previous_site(signum: int, project_with_site: t
     assert _snapshot(project / "site") == before
     if signum == signal.SIGTERM:
         assert not list(project.glob(".site-*"))
+    assert unfinished.exists()  # so the next build empties the folder the killed one left
     # the next build tidies what a killed one left and publishes the change whole
     process = _cadence_build(project)
     _, err = process.communicate(timeout=300)
     assert process.returncode == 0, err
     assert "A change that must not be published half way." in (project / "site/index.html").read_text()
-    assert not list(project.glob(".site-*"))
+    assert not list(project.glob(".site-*")) and not unfinished.exists()
 
 
 # --- files that are not files, links that leave the project -----------------------------------
