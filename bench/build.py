@@ -2,6 +2,7 @@
 
     python bench/build.py                       # sizes 1,10, three runs each, from the repository root
     python bench/build.py --sizes 1,10 --runs 5 --states cold,edit
+    python bench/build.py --engine zensical --sizes 10 --states cold,edit,unchanged
 
 Each run is one `cadence build --strict --quiet` through `bench/_cadence_build.py`, which records the
 CPU time (user+sys) of the staging process, of the engine (MkDocs, with the Jinja, Markdown and YAML
@@ -11,7 +12,8 @@ share is that over the whole command's CPU. CPU time, not wall time: the machine
 
 Cache states (a cache folder of the bench's own, `XDG_CACHE_HOME` under `--work`; the spelling
 dictionary's word file is written once and kept):
-*no cache*: `CADENCE_NO_CACHE=1`. *cold*: the cache emptied before each build (the first build of a
+Every state but *no cache* and *cold* finds the last build's kept staging folder (`cache.staging_dir`), and with
+Zensical its cache in it. *no cache*: `CADENCE_NO_CACHE=1` (staging in a new folder). *cold*: the cache emptied before each build (the first build of a
 project on a machine, writing the records, pages and staging). *edit*: the last build's cache, then one rule's
 text edited in one game (a designer's build after an edit: that file parsed again, the checks run,
 that game's pages rendered again). *after check*: the cache emptied, then `cadence check` of the project
@@ -36,7 +38,7 @@ from synth import write_generated
 REPO = Path(__file__).resolve().parent.parent
 CADENCE_BUILD = REPO / "bench" / "_cadence_build.py"
 #: Every kind of entry in the user's cache (the spelling dictionary's word file is kept).
-KINDS = ("built", "parsed", "check", "checks", "texts", "pages", "staged", "blobs")
+KINDS = ("built", "parsed", "check", "checks", "texts", "pages", "staged", "blobs", "staging")
 #: The edited file (relative to the project) and the two texts it alternates between.
 EDIT = ("data/fracture/module.yaml", "subtracts 1 from every Morale test it takes.", "takes every Morale test at 1 less.")
 
@@ -49,10 +51,20 @@ def project(size: int, work: Path) -> Path:
     return generated
 
 
-def build(root: Path, env: dict[str, str], work: Path) -> dict[str, float]:
+def build(root: Path, env: dict[str, str], work: Path, engine: str = "mkdocs") -> dict[str, float]:
     """One `cadence build` of `root`: CPU seconds of its parts."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        command = [sys.executable, str(CADENCE_BUILD), out.name, "--strict", "--quiet", "--site-dir", str(work / "site")]
+        command = [
+            sys.executable,
+            str(CADENCE_BUILD),
+            out.name,
+            "--strict",
+            "--quiet",
+            "--engine",
+            engine,
+            "--site-dir",
+            str(work / "site"),
+        ]
         subprocess.run(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
         result = json.loads(Path(out.name).read_text())
     generator = result["stage_process_cpu_s"] + result["parent_cpu_s"]
@@ -97,23 +109,24 @@ def main() -> int:
     parser.add_argument("--sizes", default="1,10", help="scale factors (default 1,10)")
     parser.add_argument("--runs", type=int, default=3, help="runs per size and state (default 3)")
     parser.add_argument("--states", default="no cache,cold,edit,after check,unchanged", help="which cache states")
+    parser.add_argument("--engine", default="mkdocs", choices=("mkdocs", "zensical"), help="the engine (default mkdocs)")
     parser.add_argument("--work", type=Path, default=REPO / "bench" / ".work" / "build", help="synthetic projects, cache, bytecode")
     args = parser.parse_args()
     wanted = args.states.split(",")
-    print(f"cadence build (MkDocs), {args.runs} runs a row; CPU seconds (user+sys), median (min–max)")
+    print(f"cadence build (--engine {args.engine}), {args.runs} runs a row; CPU seconds (user+sys), median (min–max)")
     print("| size, cache | generator's own | staging process | engine | generator's share |")
     print("| --- | --- | --- | --- | --- |")
     for size in (int(s) for s in args.sizes.split(",")):
         root = project(size, args.work)
         env = environment(args.work, "on")
-        build(root, env, args.work)  # writes the word file and the bytecode; not counted
+        build(root, env, args.work, args.engine)  # writes the word file and the bytecode; not counted
         for state, (state_env, before) in states(root, env, args.work).items():
             if state not in wanted:
                 continue
             runs = []
             for _ in range(args.runs):
                 before()
-                runs.append(build(root, state_env, args.work))
+                runs.append(build(root, state_env, args.work, args.engine))
             print(row(f"{size}x, {state}", runs), flush=True)
         if (root / EDIT[0]).read_text(encoding="utf-8").count(EDIT[2]):
             toggle_edit(root)  # the project as it was
