@@ -11,10 +11,11 @@ of the shipped project, written once under `--work`.
 
 Four cache states, in a cache folder of the bench's own (`XDG_CACHE_HOME` under `--work`): *no cache*
 is `CADENCE_NO_CACHE=1` (neither read nor written);
-*cold* empties the cache of built records and of check results before each run (the first check of
-a project, writing both); *records* keeps the data files' built records but not the result (a check
-after editing a content page: no data file is parsed or built again, everything else is done; an
-edited data file adds the parsing and building of that one file); *warm* keeps both (an unchanged
+*cold* empties the cache of built records, of check results and of the findings by text before each
+run (the first check of a project, writing them); *records* keeps the data files' built records and the
+findings by text but not the result (a check after editing a content page: no data file is parsed or built
+again and no text spell-checked again, everything else is done; an edited data file adds the parsing and
+building of that one file and the look at its changed texts); *warm* keeps both (an unchanged
 project). The spelling dictionary's word file is written once and kept in every state.
 
 Two bytecode states: *off* is this environment's (`PYTHONDONTWRITEBYTECODE=1`, so the generator's
@@ -86,7 +87,7 @@ def one_run(root: Path, env: dict[str, str], command: list[str] | None = None) -
 
 
 #: The states of the cache before each run, and what is emptied to get there.
-STATES: dict[str, tuple[str, ...]] = {"no cache": (), "cold": ("built", "parsed", "check"), "records": ("check",), "warm": ()}
+STATES: dict[str, tuple[str, ...]] = {"no cache": (), "cold": ("built", "parsed", "check", "checks", "texts"), "records": ("check",), "warm": ()}
 
 _LOAD = """
 import sys, time
