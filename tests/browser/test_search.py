@@ -46,10 +46,14 @@ FIRST_RESULTS = """async ([queries, root]) => {
   };
   const out = [];
   for (const query of queries) {
+    // Material may draw a query's results in more than one change of the list (emptied, then filled): the
+    // results are read once the list has been still for 150 ms after its first change (at most 5 s).
     const drawn = new Promise(resolve => {
-      const seen = new MutationObserver(() => { seen.disconnect(); resolve(); });
-      seen.observe(list, { childList: true });
-      setTimeout(() => { seen.disconnect(); resolve(); }, 5000);
+      let quiet = null;
+      const done = () => { seen.disconnect(); clearTimeout(limit); resolve(); };
+      const seen = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, 150); });
+      seen.observe(list, { childList: true, subtree: true, characterData: true });
+      const limit = setTimeout(done, 5000);
     });
     box.value = query;
     box.dispatchEvent(new Event("input", { bubbles: true }));
