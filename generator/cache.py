@@ -252,8 +252,8 @@ SETTLED_NS = 2_000_000_000
 def file_digest(path: str, info: os.stat_result | None = None) -> bytes:
     """The file's size and a digest of as much of it as the check can read.
 
-    One staging takes the project's digest up to four times (each memo before its work and after it),
-    so a file hashed before in this process is not read again while its device, inode, size and
+    One staging hashes the project's files up to six times (each memo before its work and after it, and
+    the page cache's two looks), so a file hashed before in this process is not read again while its device, inode, size and
     modification and change times are what they were, and it had settled when it was hashed. A file
     written during the work has new times: it is read again. `info`: the file's `os.stat`, if taken.
     """
