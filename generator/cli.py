@@ -437,6 +437,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     of data, content or overrides; the engine sees the changed files and reloads the browser.
     """
     from .incremental import PageCache
+    from .project_config import content_folder
     from .serve_errors import wait_until_stable
     from .staging import StagingError, read_config, read_options, stage
 
@@ -445,7 +446,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
     config = read_config(root)
-    watched = [read_options(config).data_dir, str(config.get("docs_dir", "docs")), "overrides"]
+    watched = [read_options(config).data_dir, content_folder(config), "overrides"]
     work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
     process: subprocess.Popen[bytes] | None = None
     cache = PageCache()  # the pages of the last staging: an edit re-renders only the pages it can change

@@ -48,13 +48,14 @@ class BuildContext:
         if self._loaded is None or self._generated is None:
             from dataclasses import replace
 
+            from .project_config import content_folder
             from .staging import StagingError, load_and_generate, read_config, read_options
 
             config = read_config(self.root)
             options = read_options(config)
             options = replace(options, follow_outside_links=options.follow_outside_links or self.follow_outside_links)
             try:
-                self._loaded, self._generated = load_and_generate(self.root, options, str(config.get("docs_dir", "docs")))
+                self._loaded, self._generated = load_and_generate(self.root, options, content_folder(config))
             except StagingError as exc:
                 raise PostBuildError(str(exc)) from exc
         return self._loaded, self._generated

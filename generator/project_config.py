@@ -30,10 +30,15 @@ def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 _ConfigLoader.add_multi_constructor("", _any_tag)
 
 
+def content_folder(config: dict[str, Any]) -> str:
+    """The project's content folder: MkDocs' `docs_dir`, `docs` unless mkdocs.yml names another."""
+    return str(config.get("docs_dir", "docs"))
+
+
 def read_folders(root: Path) -> tuple[str, str]:
     """The data and content folders, relative to the project root."""
     config = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_ConfigLoader) or {}
-    content = str(config.get("docs_dir", "docs"))
+    content = content_folder(config)
     data = "data"
     for plugin in config.get("plugins") or []:
         if isinstance(plugin, dict) and PLUGIN_NAME in plugin:

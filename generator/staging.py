@@ -25,6 +25,7 @@ import yaml
 
 from . import cache as cache_memo
 from .problems import Location, Problem, error
+from .project_config import content_folder
 
 if TYPE_CHECKING:  # the rest of the pipeline is imported where it runs: a build of an unchanged project needs none of it
     from .incremental import PageCache
@@ -417,7 +418,7 @@ def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) ->
 
     config = read_config(root)
     options = read_options(config)
-    content_dir = _content_dir(config)
+    content_dir = content_folder(config)
     loaded, generated = load_and_generate(root, options, content_dir, cache)
     assert loaded.project is not None
     files: dict[str, bytes] = {path: text.encode("utf-8") for path, text in site_pages(loaded, generated, options, content_dir).items()}
@@ -474,10 +475,6 @@ def _custom_dir(config: dict[str, Any]) -> str | None:
     theme = config.get("theme")
     custom = theme.get("custom_dir") if isinstance(theme, dict) else None
     return custom if isinstance(custom, str) else None
-
-
-def _content_dir(config: dict[str, Any]) -> str:
-    return str(config.get("docs_dir", "docs"))
 
 
 def _follows_outside_links(options: Options) -> bool:
@@ -558,7 +555,7 @@ def _staged_memo(root: Path, config: dict[str, Any], with_search: bool) -> cache
         return None
     options = read_options(config)
     custom = _custom_dir(config)
-    whole = [_content_dir(config), options.templates_dir, *([custom] if custom is not None else [])]
+    whole = [content_folder(config), options.templates_dir, *([custom] if custom is not None else [])]
     return cache_memo.staged_memo(root, (str(_follows_outside_links(options)), str(with_search)), whole)
 
 
@@ -583,7 +580,7 @@ def _stage_anew(
     root: Path, target: Path, config: dict[str, Any], with_search: bool, memo: cache_memo.ProjectMemo | None
 ) -> tuple[bytes, list[Problem]]:
     """Stage the project (reusing the last build's unchanged pages) and keep the result in `memo`."""
-    data_dir, content_dir = read_options(config).data_dir, _content_dir(config)
+    data_dir, content_dir = read_options(config).data_dir, content_folder(config)
     if memo is not None:
         memo.start(data_dir, content_dir)
     search, problems = _staged_with_search(root, target, with_search)
