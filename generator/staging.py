@@ -397,11 +397,12 @@ def load_and_generate(root: Path, options: Options, content_dir: str, cache: Pag
     return loaded, generated
 
 
-def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = None) -> Staged:
+def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = None, config: dict[str, Any] | None = None) -> Staged:
     """Write the whole site into `target/docs` and its engine config to `target/mkdocs.yml`.
 
     Warnings in the data are returned on `Staged.loaded`; errors raise `StagingError`. `cache` keeps
-    rendered pages for the next staging (`cadence serve`).
+    rendered pages for the next staging (`cadence serve`). `config`: the project's mkdocs.yml, if the
+    caller has read it (`read_config`).
 
     The cycle collector stays paused throughout: loading, rendering and writing allocate millions of
     objects that live on until the site is written, and its passes over them (resumed after loading,
@@ -410,13 +411,12 @@ def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = No
     from .loader import collector_paused
 
     with collector_paused():
-        return _stage(root, target, site_dir, cache)
+        return _stage(root, target, site_dir, cache, read_config(root) if config is None else config)
 
 
-def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None) -> Staged:
+def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None, config: dict[str, Any]) -> Staged:
     from .pages import navigation
 
-    config = read_config(root)
     options = read_options(config)
     content_dir = content_folder(config)
     loaded, generated = load_and_generate(root, options, content_dir, cache)
@@ -583,7 +583,7 @@ def _stage_anew(
     data_dir, content_dir = read_options(config).data_dir, content_folder(config)
     if memo is not None:
         memo.start(data_dir, content_dir)
-    search, problems = _staged_with_search(root, target, with_search)
+    search, problems = _staged_with_search(root, target, config, with_search)
     # Each file read back and kept apart, once the project is freed: nothing adds to the peak. Not when the
     # project's digest cannot be known (a link out of it): no memo of it could answer.
     if memo is not None and memo.before is not None:
@@ -593,7 +593,7 @@ def _stage_anew(
     return search, problems
 
 
-def _staged_with_search(root: Path, target: Path, with_search: bool) -> tuple[bytes, list[Problem]]:
+def _staged_with_search(root: Path, target: Path, config: dict[str, Any], with_search: bool) -> tuple[bytes, list[Problem]]:
     from .incremental import PageCache
     from .loader import collector_paused
     from .search_entries import search_data
@@ -601,7 +601,7 @@ def _staged_with_search(root: Path, target: Path, with_search: bool) -> tuple[by
     pages = PageCache()  # the last build's pages, kept in the user's cache: a build after an edit renders only what it changes
     with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
         pages.restore(root)
-        staged = stage(root, target, target / "site", pages)
+        staged = stage(root, target, target / "site", pages, config)
         pages.save(root)
         loaded, generated = staged.loaded, staged.generated
         assert loaded is not None and loaded.project is not None and generated is not None
