@@ -203,7 +203,8 @@ STAGING = "staging"
 
 def staging_dir(root: Path, out: Path) -> Path:
     """Where `cadence build` of `root` into `out` keeps its staging folder between builds: one per project and
-    output folder, under the user's cache, where no project can plant a file."""
+    output folder, under the user's cache, where no project can plant a file. Not a `key`: a new generator
+    keeps the folder (staging rewrites every file that differs)."""
     place = f"{os.path.realpath(root)}\0{os.path.realpath(out)}".encode("utf-8", "surrogateescape")
     return cache_dir() / STAGING / hashlib.blake2b(place, digest_size=_DIGEST).hexdigest()
 
@@ -252,10 +253,11 @@ SETTLED_NS = 2_000_000_000
 def file_digest(path: str, info: os.stat_result | None = None) -> bytes:
     """The file's size and a digest of as much of it as the check can read.
 
-    One staging hashes the project's files up to six times (each memo before its work and after it, and
-    the page cache's two looks), so a file hashed before in this process is not read again while its device, inode, size and
-    modification and change times are what they were, and it had settled when it was hashed. A file
-    written during the work has new times: it is read again. `info`: the file's `os.stat`, if taken.
+    One staging hashes the project's files up to seven times (each memo's answer, and its digests before
+    and after its work; the page cache's two looks), so a file hashed before in this process is not read
+    again while its device, inode, size and modification and change times are what they were, and it had
+    settled when it was hashed. A file written during the work has new times: it is read again. `info`:
+    the file's `os.stat`, if taken.
     """
     info = os.stat(path) if info is None else info
     seen = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
@@ -348,7 +350,6 @@ class ProjectMemo:
         self.kind, self.root, self.valid, self.whole = kind, root, valid, tuple(whole)
         self.entry = key(kind, os.path.realpath(root), *options, *self.whole)
         self.before: str | None = None
-        self._seen: tuple[str, str, str | None] | None = None  # the digest `answer` took, and of which folders
 
     def _digest(self, data_dir: str, content_dir: str) -> str | None:
         return project_digest(self.root, data_dir, content_dir, self.whole)
@@ -360,20 +361,15 @@ class ProjectMemo:
             return None
         data_dir, content_dir, digest, value = stored
         # After `start`, against what was there when the work began: the value must be of those files.
-        now: str | None
-        if self.before is not None:
-            now = self.before
-        else:
-            now = self._digest(data_dir, content_dir)
-            self._seen = (data_dir, content_dir, now)
+        now = self.before if self.before is not None else self._digest(data_dir, content_dir)
         if not self.valid(value) or now != digest:
             return None
         return value
 
     def start(self, data_dir: str, content_dir: str) -> None:
-        """Note what the work is about to read (the digest `answer` just took of the same folders, if any)."""
-        seen = self._seen
-        self.before = seen[2] if seen is not None and seen[:2] == (data_dir, content_dir) else self._digest(data_dir, content_dir)
+        """Note what the work is about to read (a digest `answer` just took costs a walk of the folders
+        again, not a read of their files: `file_digest`)."""
+        self.before = self._digest(data_dir, content_dir)
 
     def store(self, data_dir: str, content_dir: str, value: Any) -> None:
         """Keep the value, if the files read did not change while it was worked out."""
