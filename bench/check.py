@@ -87,7 +87,12 @@ def one_run(root: Path, env: dict[str, str], command: list[str] | None = None) -
 
 
 #: The states of the cache before each run, and what is emptied to get there.
-STATES: dict[str, tuple[str, ...]] = {"no cache": (), "cold": ("built", "parsed", "check", "checks", "texts"), "records": ("check",), "warm": ()}
+STATES: dict[str, tuple[str, ...]] = {
+    "no cache": (),
+    "cold": ("built", "parsed", "check", "checks", "texts"),
+    "records": ("check",),
+    "warm": (),
+}
 
 _LOAD = """
 import sys, time

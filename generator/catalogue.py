@@ -134,6 +134,9 @@ class Project:
     lists: list[ListEntry]
     scopes: dict[str, Scope]
     releases: list[Release] = field(default_factory=list)
+    #: What `rule` and `find` found, by table, name and scope key: a project's scopes are complete once it is
+    #: made, and resolving, checking and rendering look the same names up in the same scopes thousands of times.
+    _found: dict[tuple[str, str, str], Found[Any] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def list_scope(self, entry: ListEntry) -> Scope:
         return self.scopes[entry.key]
@@ -178,20 +181,25 @@ class Project:
         return f"{title} ({rule.cost})" if rule.cost else title
 
     def rule(self, use: str, scope: Scope) -> Found[SpecialRule] | None:
-        name = slugify(self.parse_use(use, scope).name)
-        for s in scope.chain():
-            if name in s.rules:
-                return Found(s.rules[name], s.key)
-        return None
+        key = ("", use, scope.key)
+        if key in self._found:
+            return self._found[key]
+        self._found[key] = found = self.find("rules", self.parse_use(use, scope).name, scope)
+        return found
 
-    def find(self, table: str, name: str, scope: Scope) -> Found[object] | None:
-        """Look up a name in one of a scope's tables ('weapon_lists', 'upgrades', 'units', ...)."""
-        slug = slugify(name)
+    def find(self, table: str, name: str, scope: Scope) -> Found[Any] | None:
+        """Look up a name in one of a scope's tables ('weapon_lists', 'upgrades', 'units', 'rules', ...)."""
+        key = (table, slugify(name), scope.key)
+        if key in self._found:
+            return self._found[key]
+        found: Found[Any] | None = None
         for s in scope.chain():
-            found = getattr(s, table).get(slug)
-            if found:
-                return Found(found, s.key)
-        return None
+            item = getattr(s, table).get(key[1])
+            if item:
+                found = Found(item, s.key)
+                break
+        self._found[key] = found
+        return found
 
     def one(self, table: str, name: str, scope: Scope) -> Any:
         """The first thing of that name in scope (weapons and upgrades may share a name across lists)."""

@@ -7,7 +7,8 @@ site map (titles, anchors, where each rule and list is shown: links into other p
 is a digest of exactly those, so a page taken from the cache is the page a clean staging renders:
 a rule's text edited in one module changes that module's keys only; a module's title changes the
 site map, and so every key. Pages about the whole project (indexes, landing pages) are always
-rendered again, and nothing is kept unless the files read the same after loading as before.
+rendered again, and nothing is kept unless the files read the same after loading as before. What else
+is worked out from a page's inputs alone (an army list's search entries) is kept beside it, under its key.
 
 `cadence build` keeps the pages from one build to the next in the user's cache (`cache.py`, one entry
 per project folder, replaced by each build): every key also holds the generator's own hash, so a
@@ -98,9 +99,20 @@ def _site_map_digest(site_map: SiteMap) -> bytes:
     return digest.digest()
 
 
+#: What is worked out from a page's inputs alone besides its text (its search entries): rows of strings.
+Rows = tuple[tuple[str, ...], ...]
+
+
 def _is_kept_page(value: object) -> bool:
     """A stored page: (key, text)."""
     return isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes) and isinstance(value[1], str)
+
+
+def _is_kept_rows(value: object) -> bool:
+    """Stored rows of a page: (key, rows)."""
+    if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes) and isinstance(value[1], tuple)):
+        return False
+    return all(isinstance(row, tuple) and all(isinstance(cell, str) for cell in row) for row in value[1])
 
 
 class PageCache:
@@ -109,6 +121,7 @@ class PageCache:
     def __init__(self) -> None:
         self._pages: dict[str, tuple[bytes, str]] = {}
         self._fresh: dict[str, tuple[bytes, str]] = {}
+        self._rows: dict[str, tuple[bytes, Rows]] = {}
         self._digests: Digests | None = None
         self._base: bytes | None = None
         self._folders: dict[str, str] = {}
@@ -159,6 +172,18 @@ class PageCache:
             self._fresh[page] = (key, text)
         return text
 
+    def rows(self, page: str, work: Callable[[], Rows]) -> Rows:
+        """What `work` makes of a page's inputs alone (its search entries), kept under the page's key: after `end`,
+        worked out again only for a page this staging rendered again (or did not keep)."""
+        staged = self._pages.get(page)
+        kept = self._rows.get(page)
+        if staged is not None and kept is not None and kept[0] == staged[0]:
+            return kept[1]
+        rows = work()
+        if staged is not None:
+            self._rows[page] = (staged[0], rows)
+        return rows
+
     def end(self, digests: Digests | None) -> bool:
         """Keep this staging's pages if the files still read as they did at `begin`; True if kept."""
         kept = digests is not None and digests == self._digests
@@ -169,12 +194,15 @@ class PageCache:
     def restore(self, root: Path) -> None:
         """Take the pages the last build of the project at `root` kept (none if the cache is off or damaged)."""
         saved = user_cache.read(SAVED_PAGES, user_cache.key(SAVED_PAGES, str(root.resolve())))
-        if isinstance(saved, dict):
-            self._pages = {page: kept for page, kept in saved.items() if isinstance(page, str) and _is_kept_page(kept)}
+        if isinstance(saved, tuple) and len(saved) == 2 and all(isinstance(part, dict) for part in saved):
+            pages, rows = saved
+            self._pages = {page: kept for page, kept in pages.items() if isinstance(page, str) and _is_kept_page(kept)}
+            self._rows = {page: kept for page, kept in rows.items() if isinstance(page, str) and _is_kept_rows(kept)}
 
     def save(self, root: Path) -> None:
-        """Keep this project's pages for its next build (after `end` kept them)."""
+        """Keep this project's pages, and the rows of each as it is now, for its next build (after `end` kept them)."""
         if self._pages:
             # str() of the names and texts: a located name (loader.LocStr) is not a value marshal writes
-            kept = {str(page): (key, str(text)) for page, (key, text) in self._pages.items()}
-            user_cache.write(SAVED_PAGES, user_cache.key(SAVED_PAGES, str(root.resolve())), kept)
+            pages = {str(page): (key, str(text)) for page, (key, text) in self._pages.items()}
+            rows = {str(page): kept for page, kept in self._rows.items() if page in pages and kept[0] == pages[page][0]}
+            user_cache.write(SAVED_PAGES, user_cache.key(SAVED_PAGES, str(root.resolve())), (pages, rows))

@@ -15,7 +15,8 @@ index's `config` carries the system's spelling variants. `generator/search.py` a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from .catalogue import ListEntry, Project, walk_sections
@@ -141,16 +142,21 @@ def table_entries(project: Project, content: dict[str, str]) -> Iterator[Entry]:
             yield Entry(f"{page}.html#{ids[above[-1]]}", table.name, f"{table.name}{SEPARATOR}{game}", _table_text(table), "table")
 
 
-def search_data(project: Project, site_map: SiteMap, content: dict[str, str]) -> SearchData:
+#: An army list's entries, worked out or taken from where they were kept (`incremental.PageCache.rows`).
+ListEntries = Callable[[ListEntry], Iterable[Entry]]
+
+
+def search_data(project: Project, site_map: SiteMap, content: dict[str, str], lists: ListEntries | None = None) -> SearchData:
     """The entries and spelling variants the search post-build step merges into the index."""
-    return SearchData(tuple(search_entries(project, site_map, content)), dict(project.system.spelling_variants))
+    return SearchData(tuple(search_entries(project, site_map, content, lists)), dict(project.system.spelling_variants))
 
 
-def search_entries(project: Project, site_map: SiteMap, content: dict[str, str]) -> list[Entry]:
+def search_entries(project: Project, site_map: SiteMap, content: dict[str, str], lists: ListEntries | None = None) -> list[Entry]:
     """Every entry the site adds to its search index, one per location (the first wins)."""
+    of_list = lists or partial(list_entries, project, site_map)
     entries: dict[str, Entry] = {}
     for item in (
-        *(e for entry in project.lists for e in list_entries(project, site_map, entry)),
+        *(e for entry in project.lists for e in of_list(entry)),
         *rule_entries(project, site_map),
         *table_entries(project, content),
     ):

@@ -32,6 +32,10 @@ class Entry:
     text: str
     kind: str
 
+    def row(self) -> tuple[str, ...]:
+        """The entry as plain strings, in field order (`Entry(*row)` makes it again)."""
+        return (str(self.location), str(self.name), str(self.title), str(self.text), str(self.kind))
+
     def as_json(self) -> dict[str, str]:
         """The index record: title and text as escaped HTML (Material inserts both as markup)."""
         return {
@@ -56,7 +60,8 @@ class SearchData:
 
     def dumps(self) -> bytes:
         """The entries as the JSON `read` reads (UTF-8)."""
-        entries = [{f.name: str(getattr(e, f.name)) for f in dataclasses.fields(e)} for e in self.entries]
+        names = [f.name for f in dataclasses.fields(Entry)]
+        entries = [dict(zip(names, e.row(), strict=True)) for e in self.entries]
         variants = {str(k): str(v) for k, v in self.spelling_variants.items()}
         data = {"entries": entries, "spelling_variants": variants}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

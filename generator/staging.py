@@ -594,18 +594,26 @@ def _stage_anew(
 
 
 def _staged_with_search(root: Path, target: Path, config: dict[str, Any], with_search: bool) -> tuple[bytes, list[Problem]]:
+    from .catalogue import ListEntry
     from .incremental import PageCache
     from .loader import collector_paused
-    from .search_entries import search_data
+    from .search_entries import Entry, list_entries, search_data
 
     pages = PageCache()  # the last build's pages, kept in the user's cache: a build after an edit renders only what it changes
     with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
         pages.restore(root)
         staged = stage(root, target, target / "site", pages, config)
-        pages.save(root)
         loaded, generated = staged.loaded, staged.generated
         assert loaded is not None and loaded.project is not None and generated is not None
-        search = search_data(loaded.project, generated.site_map, loaded.content).dumps() if with_search else b""
+        project, site_map = loaded.project, generated.site_map
+
+        def entries(entry: ListEntry) -> list[Entry]:
+            """An army list's entries read the inputs of its page: kept with it, like its text."""
+            rows = pages.rows(entry.page, lambda: tuple(e.row() for e in list_entries(project, site_map, entry)))
+            return [Entry(*row) for row in rows]
+
+        search = search_data(project, site_map, loaded.content, entries).dumps() if with_search else b""
+        pages.save(root)
     return search, loaded.problems
 
 

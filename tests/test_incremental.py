@@ -97,3 +97,37 @@ def test_a_build_takes_the_last_builds_pages_only_from_the_same_generator(tmp_pa
     other.restore(project)
     stage(project, tmp_path / "other", tmp_path / "other/site", other)
     assert other.reused == 0
+
+
+def test_a_build_after_an_edit_works_out_search_entries_only_for_the_lists_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An army list's search entries are kept with its page (`PageCache.rows`): after a model's profile is edited
+    in one game, only that game's lists have theirs worked out again, and the entries equal a build's without
+    any cache, byte for byte."""
+    from generator import cache, search_entries, staging
+
+    project = copy_project(REPO, tmp_path / "project")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    worked: list[str] = []
+    work = search_entries.list_entries
+    monkeypatch.setattr(search_entries, "list_entries", lambda p, m, entry: worked.append(entry.module) or work(p, m, entry))
+
+    def entries_of(name: str) -> bytes:
+        assert staging.main([str(project), str(tmp_path / name), "--search-entries", str(tmp_path / f"{name}.json")]) == 0
+        return (tmp_path / f"{name}.json").read_bytes()
+
+    first = entries_of("first")
+    lists = len(worked)
+    path = project / "data/fracture/army-lists/marauders.yaml"  # a Brute's wounds: in his unit's entry
+    find = 'profile: {cmd: 5, mov: 6", skl: 4+, def: 5+, tgh: 5, hp: 6}'
+    text = path.read_text(encoding="utf-8")
+    assert find in text
+    path.write_text(text.replace(find, find.replace("hp: 6", "hp: 7")), encoding="utf-8")
+    worked.clear()
+    edited = entries_of("edited")
+    assert worked and set(worked) == {"fracture"} and len(worked) < lists
+    assert "Tgh 5 HP 7. Brute in Juggernaut Armour" in edited.decode() and edited != first
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    assert edited == entries_of("plain")
