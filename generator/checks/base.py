@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,3 +51,35 @@ def scope_names(scope: Scope) -> str:
 def currency(module: Module) -> str:
     """The name of a module's currency, for messages."""
     return module.currency.name if module.currency else "points"
+
+
+#: Which fields of a record class a walk takes (name, whether taken); it walks into the others.
+FieldPlan = Callable[[type], tuple[tuple[str, bool], ...]]
+
+
+def field_values(
+    roots: Iterable[Any], plan: FieldPlan, taken: Callable[[str, Any], bool], *, mappings: bool = True
+) -> list[tuple[Any, Record, str]]:
+    """(value, record, field name) of every field the plan takes, in the records under `roots`.
+
+    A taken field whose value `taken(name, value)` refuses is walked into like the others; `mappings`: into
+    the values of dicts too. A stack, not recursive generators: at 10x the shipped data, the three checks
+    that walk every record took twice as long that way. The order is fixed but not the records' own:
+    problems are sorted by place before anyone sees them.
+    """
+    found: list[tuple[Any, Record, str]] = []
+    stack = list(roots)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Record):
+            for name, takes in plan(type(item)):
+                value = getattr(item, name)
+                if takes and taken(name, value):
+                    found.append((value, item, name))
+                elif value is not None:
+                    stack.append(value)
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif mappings and isinstance(item, dict):
+            stack.extend(item.values())
+    return found

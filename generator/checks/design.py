@@ -17,6 +17,7 @@ from ..loader import loc_of
 from ..model import DEFAULT_LABELS, PLACEHOLDER, Module, Record, Section, Unit, Upgrade, Weapon, slugify
 from ..problems import Location, Problem, did_you_mean, error, warning
 from ..schema import nesting_fields
+from .base import field_values
 
 #: The rule value that says "the source prints this rule without its value" (`Rending (?)`).
 UNSTATED = "?"
@@ -133,29 +134,31 @@ def _empty_options(unit: Unit) -> Iterator[Problem]:
         )
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_FIELD_NAMES: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
-    """A record class's field names that may hold rule uses, but `errata` (read once per class)."""
+def _field_names(cls: type) -> tuple[tuple[str, bool], ...]:
+    """A record class's field names that may hold rule uses, but `errata`, each with whether it is one (read once per class)."""
     if cls not in _FIELD_NAMES:
         walked = {"rules", "grants"} | nesting_fields(cls)  # the other fields hold neither rule uses nor records
-        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked)
+        _FIELD_NAMES[cls] = tuple(
+            (f.name, f.name in RULE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked
+        )
     return _FIELD_NAMES[cls]
+
+
+#: The fields that hold rule uses.
+RULE_FIELDS = frozenset({"rules", "grants"})
+
+
+def _are_uses(_name: str, value: Any) -> bool:
+    return isinstance(value, tuple)
 
 
 def _rule_uses(record: Any) -> Iterator[tuple[str, Record]]:
     """Every rule use (`rules`, `grants`) in a record and the records under it."""
-    if isinstance(record, Record):
-        for name in _field_names(type(record)):
-            value = getattr(record, name)
-            if name in ("rules", "grants") and isinstance(value, tuple):
-                yield from ((use, record) for use in value if isinstance(use, str))
-            else:
-                yield from _rule_uses(value)
-    elif isinstance(record, (tuple, list)):
-        for item in record:
-            yield from _rule_uses(item)
+    for uses, owner, _name in field_values([record], _field_names, _are_uses, mappings=False):
+        yield from ((use, owner) for use in uses if isinstance(use, str))
 
 
 def check_unstated_values(project: Project) -> list[Problem]:

@@ -16,7 +16,7 @@ from typing import Any
 from ..model import Record
 from ..problems import Location, Problem, warning
 from ..schema import nesting_fields
-from .base import CheckRun
+from .base import CheckRun, field_values
 
 
 def is_markdown(f: dataclasses.Field[Any]) -> bool:
@@ -45,15 +45,13 @@ def _fields(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
     return _FIELDS[cls]
 
 
-def markdown_strings(record: Record) -> Iterator[tuple[Record, str, str]]:
+def markdown_strings(record: Record) -> list[tuple[Record, str, str]]:
     """(record, field name, text) for every Markdown string in a record and the records inside it."""
-    for name, is_text in _fields(type(record)):
-        value = getattr(record, name)
-        if is_text:
-            yield from ((record, name, s) for s in _strings(value))
-        else:
-            for inner in _records(value):
-                yield from markdown_strings(inner)
+    return [(owner, name, text) for value, owner, name in field_values([record], _fields, _always) for text in _strings(value)]
+
+
+def _always(_name: str, _value: Any) -> bool:
+    return True
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -62,17 +60,6 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, (tuple, list)):
         for item in value:
             yield from _strings(item)
-
-
-def _records(value: Any) -> Iterator[Record]:
-    if isinstance(value, Record):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _records(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _records(item)
 
 
 #: Where anything the restricted dialect removes must start: raw HTML, comments and autolinks with

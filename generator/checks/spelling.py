@@ -16,7 +16,7 @@ from ..catalogue import Project, walk_sections
 from ..model import Record, Section, Table
 from ..problems import Location, Problem, warning
 from ..schema import nesting_fields
-from .base import CheckRun, at
+from .base import CheckRun, at, field_values
 from .dictionary import WordList, english
 
 SMALL_WORDS = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
@@ -135,28 +135,27 @@ def _unknown_parts(token: str, words: frozenset[str]) -> tuple[str, ...]:
 _FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
-def _fields_of(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
-    """A record class's field names, each with whether it is spell-checked prose (read once per class)."""
+def _fields_of(cls: type) -> tuple[tuple[str, bool], ...]:
+    """A record class's field names, each with whether it is spell-checked prose (read once per class);
+    a table's rows are prose too, but for their first cells (the rolls)."""
     if cls not in _FIELDS:
         walked = PROSE_FIELDS | nesting_fields(cls)  # the other fields hold neither prose nor records
-        _FIELDS[cls] = tuple((f.name, f.name in PROSE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked)
+        fields = [(f.name, f.name in PROSE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked]
+        _FIELDS[cls] = (*fields, ("rows", True)) if cls is Table else tuple(fields)
     return _FIELDS[cls]
 
 
-def _prose_of(record: Any) -> Iterator[tuple[str, Record]]:
-    """Every Markdown text field of a record and the records under it."""
-    if isinstance(record, Record):
-        for name, prose in _fields_of(type(record)):
-            value = getattr(record, name)
-            if prose and isinstance(value, str):
-                yield value, record
-            elif isinstance(value, (Record, tuple, list)):
-                yield from _prose_of(value)
-        if isinstance(record, Table):
-            yield from ((cell, record) for row in record.rows for cell in row[1:] if isinstance(cell, str))
-    elif isinstance(record, (tuple, list)):
-        for item in record:
-            yield from _prose_of(item)
+def _is_prose(name: str, value: Any) -> bool:
+    return isinstance(value, str) or name == "rows"
+
+
+def _prose_of(records: list[Any]) -> Iterator[tuple[str, Record]]:
+    """Every Markdown text field of the records and the records under them, and the cells of tables' rows."""
+    for value, record, _name in field_values(records, _fields_of, _is_prose, mappings=False):
+        if isinstance(value, str):
+            yield value, record
+        else:
+            yield from ((cell, record) for row in value for cell in row[1:] if isinstance(cell, str))
 
 
 def check_prose_spelling(run: CheckRun) -> Iterator[Problem]:
