@@ -11,9 +11,9 @@ a hash of the generator's own source and of the libraries whose behaviour the re
 an upgraded or edited generator never reads an older answer.
 
 Entries are plain values (numbers, strings, lists, tuples) written with `marshal`, never `pickle`:
-loading them builds data and runs nothing. Each file starts with a magic word and a BLAKE2 digest of
-the rest, checked before anything is unmarshalled, so a truncated, corrupt or foreign file is a miss
-and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never
+loading them builds data and runs nothing. Each file starts with a magic word, the length and a CRC-32
+of the rest (`header`), checked before anything is unmarshalled, so a truncated, corrupt or foreign file is
+a miss and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never
 in the project, so a project cannot plant an entry; writes go to a temporary file renamed into place,
 so a reader never sees half an entry. `CADENCE_NO_CACHE=1` (or `cadence --no-cache`) turns it off.
 
@@ -37,6 +37,7 @@ import stat
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib.util import find_spec
@@ -46,8 +47,10 @@ from typing import Any
 #: Set to a non-empty value other than "0" to neither read nor write the cache.
 NO_CACHE_ENV = "CADENCE_NO_CACHE"
 #: Names the file layout; a new layout gets a new word, so an old file is never misread.
-MAGIC = b"CDC1"
+MAGIC = b"CDC2"
 _DIGEST = 20
+#: An entry's header after MAGIC: its body's length (8 bytes) and CRC-32 (4 bytes), little-endian.
+_HEADER = len(MAGIC) + 12
 #: Libraries whose installed files are part of `generator_hash`: YAML parsing, Markdown and its
 #: sanitiser (unsafe_markup), the spelling dictionary.
 _LIBRARIES = ("yaml", "_yaml", "markdown", "nh3", "spellchecker")
@@ -137,13 +140,23 @@ def read(kind: str, entry: str) -> Any:
     except OSError:  # none yet, unreadable, or no cache folder at all
         return None
     mark_used(path)
-    body = memoryview(data)[len(MAGIC) + _DIGEST :]  # not a copy
-    if data[: len(MAGIC)] != MAGIC or data[len(MAGIC) : len(MAGIC) + _DIGEST] != hashlib.blake2b(body, digest_size=_DIGEST).digest():
+    body = memoryview(data)[_HEADER:]  # not a copy
+    if data[:_HEADER] != header(body):
         return None
     try:
         return marshal.loads(body)
     except (EOFError, ValueError, TypeError):
         return None
+
+
+def header(body: bytes | memoryview) -> bytes:
+    """What an entry holds before its body: the layout's word, the body's length and its CRC-32.
+
+    The checksum finds damage (a torn write, a bad disk block, a file cut short), which is all it must find:
+    anyone who can write the user's cache can write a matching checksum whatever it is. CRC-32 reads 3.6 GB/s
+    here against BLAKE2b's 0.73, and a build at 10x the shipped data reads and writes about 50 MB of entries.
+    """
+    return MAGIC + len(body).to_bytes(8, "little") + zlib.crc32(body).to_bytes(4, "little")
 
 
 def write(kind: str, entry: str, value: Any) -> None:
@@ -157,7 +170,7 @@ def write(kind: str, entry: str, value: Any) -> None:
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(MAGIC + hashlib.blake2b(body, digest_size=_DIGEST).digest())
+                handle.write(header(body))
                 handle.write(body)  # apart: joined, the body would be copied once more
             os.replace(temp, path)
         except BaseException:

@@ -95,7 +95,7 @@ def _damage(paths: list[Path], how: str) -> None:
             path.write_bytes(b"not a cache file at all")
         else:  # well framed, with a checksum that fits, holding values the generator never writes
             body = marshal.dumps(("not ours", ["odd", {"shape": 1}], (9, 9, 9, 9, 9)))
-            path.write_bytes(cache.MAGIC + cache.hashlib.blake2b(body, digest_size=20).digest() + body)
+            path.write_bytes(cache.header(body) + body)
 
 
 @pytest.mark.parametrize("how", ["truncated", "flipped", "foreign", "wrong shape"])
