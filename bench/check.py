@@ -11,11 +11,12 @@ of the shipped project, written once under `--work`.
 
 Four cache states, in a cache folder of the bench's own (`XDG_CACHE_HOME` under `--work`): *no cache*
 is `CADENCE_NO_CACHE=1` (neither read nor written);
-*cold* empties the cache of built records, of check results and of the findings by text before each
-run (the first check of a project, writing them); *records* keeps the data files' built records and the
-findings by text but not the result (a check after editing a content page: no data file is parsed or built
-again and no text spell-checked again, everything else is done; an edited data file adds the parsing and
-building of that one file and the look at its changed texts); *warm* keeps both (an unchanged
+*cold* empties the cache of built records, of check results, of the findings by text and of each army
+list's problems before each run (the first check of a project, writing them); *records* keeps the data files'
+built records, the findings by text and each list's problems but not the result (a check after editing a
+content page: no data file is parsed or built again, no text spell-checked again and no list's per-list checks
+run again, everything else is done; an edited data file adds the parsing and building of that one file, the
+look at its changed texts and the per-list checks of its game's lists); *warm* keeps both (an unchanged
 project). The spelling dictionary's word file is written once and kept in every state.
 
 Two bytecode states: *off* is this environment's (`PYTHONDONTWRITEBYTECODE=1`, so the generator's
@@ -89,7 +90,7 @@ def one_run(root: Path, env: dict[str, str], command: list[str] | None = None) -
 #: The states of the cache before each run, and what is emptied to get there.
 STATES: dict[str, tuple[str, ...]] = {
     "no cache": (),
-    "cold": ("built", "parsed", "check", "checks", "texts"),
+    "cold": ("built", "parsed", "check", "checks", "texts", "lists"),
     "records": ("check",),
     "warm": (),
 }

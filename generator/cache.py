@@ -38,7 +38,8 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -436,3 +437,92 @@ def get_blob(entry: str) -> bytes | None:
     if not isinstance(data, bytes) or hashlib.blake2b(data, digest_size=_DIGEST).hexdigest() != entry:
         return None
     return data
+
+
+@dataclass(frozen=True)
+class Digests:
+    """What the project's files held when read: one digest per top-level data folder, one for the rest."""
+
+    folders: dict[str, bytes]
+    rest: bytes
+
+
+def _digest_file(digest: hashlib.blake2b, name: str, path: str) -> bool:
+    """Add a regular file's name and digest (`cache.file_digest`: a file hashed before in this process and
+    unchanged since is not read again; its size and its first 2 MiB: all the loader reads of a data file,
+    and two hundred times the generator's largest template); False for anything else (a FIFO is never opened)."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        digest.update(f"{name}\0".encode() + file_digest(path, info))
+    except OSError:
+        return False
+    return True
+
+
+def _files(base: Path) -> Iterable[tuple[str, str]] | None:
+    """(path relative to base, path) of every file under base, in a stable order; None if a folder is a link."""
+    found: list[tuple[str, str]] = []
+    for folder, dirs, files in os.walk(base):
+        if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
+            return None  # files behind a linked folder could change where this walk never looks
+        dirs.sort()
+        found.extend((os.path.relpath(os.path.join(folder, f), base), os.path.join(folder, f)) for f in sorted(files))
+    return found
+
+
+def read_digests(root: Path, data_dir: str, template_dirs: Iterable[Path] = ()) -> Digests | None:
+    """Digests of the project's data, config and templates; None when they cannot all be read.
+
+    One per top-level folder of the data (a module's), so what reads only some modules (a page, an army
+    list's checks) can be kept while other modules change (`incremental.PageCache`, `checks.lists`)."""
+    folders: dict[str, hashlib.blake2b] = {}
+    rest = hashlib.blake2b()
+    if not _digest_file(rest, "mkdocs.yml", str(root / "mkdocs.yml")):
+        return None
+    files = _files(root / data_dir)
+    if files is None:
+        return None
+    for relative, path in files:
+        top, _, _ = relative.partition(os.sep)
+        digest = folders.setdefault(top, hashlib.blake2b()) if os.sep in relative else rest
+        if not _digest_file(digest, relative, path) and os.path.exists(path):
+            return None
+    for number, base in enumerate(template_dirs):
+        templates = _files(base) if base.is_dir() else []
+        if templates is None:
+            return None
+        for relative, path in templates:
+            _digest_file(rest, f"{number}:{relative}", path)
+    return Digests({name: d.digest() for name, d in folders.items()}, rest.digest())
+
+
+class FolderKeys:
+    """Keys of what reads some modules' data folders (a scope chain's) and everything outside the modules'
+    folders (the system, mkdocs.yml, the templates, folders of no module), as the files read now.
+
+    What is kept under such a key is worked out again only when one of those changed: a rule's text edited
+    in one game changes that game's keys only. Every key also holds `generator_hash` and `extra` (what else
+    all the keys read, such as a site map's digest).
+    """
+
+    def __init__(self, digests: Digests, module_folders: dict[str, str], *extra: bytes) -> None:
+        self._digests, self._module_folders = digests, module_folders
+        owned = set(module_folders.values()) - {""}
+        digest = hashlib.blake2b(digests.rest)
+        digest.update(generator_hash())
+        for folder, folder_digest in sorted(digests.folders.items()):
+            if folder not in owned:
+                digest.update(f"{folder}\0".encode() + folder_digest)
+        for part in extra:
+            digest.update(part)
+        self._base = digest.digest()
+
+    def key(self, what: str, modules: Iterable[str]) -> bytes:
+        """The key of `what`, which reads the folders of these modules (by id) and everything outside them."""
+        digest = hashlib.blake2b(self._base)
+        digest.update(f"{what}\0".encode())
+        for folder in sorted({self._module_folders.get(module, "") for module in modules} - {""}):
+            digest.update(f"{folder}\0".encode() + self._digests.folders.get(folder, b"-"))
+        return digest.digest()

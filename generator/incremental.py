@@ -18,74 +18,16 @@ page is taken only from a build by the same generator of the same inputs.
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from . import cache as user_cache
+from .cache import Digests, FolderKeys
 from .catalogue import Project, module_of
 from .layout import SiteMap
 
 #: The user cache's kind for the pages a build keeps for the next.
 SAVED_PAGES = "pages"
-
-
-@dataclass(frozen=True)
-class Digests:
-    """What the project's files held when read: one digest per top-level data folder, one for the rest."""
-
-    folders: dict[str, bytes]
-    rest: bytes
-
-
-def _digest_file(digest: hashlib.blake2b, name: str, path: str) -> bool:
-    """Add a regular file's name and digest (`cache.file_digest`: a file hashed before in this process and
-    unchanged since is not read again; its size and its first 2 MiB: all the loader reads of a data file,
-    and two hundred times the generator's largest template); False for anything else (a FIFO is never opened)."""
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            return False
-        digest.update(f"{name}\0".encode() + user_cache.file_digest(path, info))
-    except OSError:
-        return False
-    return True
-
-
-def _walk(base: Path) -> Iterable[tuple[str, str]] | None:
-    """(path relative to base, path) of every file under base, in a stable order; None if a folder is a link."""
-    found: list[tuple[str, str]] = []
-    for folder, dirs, files in os.walk(base):
-        if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
-            return None  # files behind a linked folder could change where this walk never looks
-        dirs.sort()
-        found.extend((os.path.relpath(os.path.join(folder, f), base), os.path.join(folder, f)) for f in sorted(files))
-    return found
-
-
-def read_digests(root: Path, data_dir: str, template_dirs: Iterable[Path]) -> Digests | None:
-    """Digests of the project's data, config and templates; None when they cannot all be read."""
-    folders: dict[str, hashlib.blake2b] = {}
-    rest = hashlib.blake2b()
-    if not _digest_file(rest, "mkdocs.yml", str(root / "mkdocs.yml")):
-        return None
-    files = _walk(root / data_dir)
-    if files is None:
-        return None
-    for relative, path in files:
-        top, _, _ = relative.partition(os.sep)
-        digest = folders.setdefault(top, hashlib.blake2b()) if os.sep in relative else rest
-        if not _digest_file(digest, relative, path) and os.path.exists(path):
-            return None
-    for number, base in enumerate(template_dirs):
-        templates = _walk(base) if base.is_dir() else []
-        if templates is None:
-            return None
-        for relative, path in templates:
-            _digest_file(rest, f"{number}:{relative}", path)
-    return Digests({name: d.digest() for name, d in folders.items()}, rest.digest())
 
 
 def _site_map_digest(site_map: SiteMap) -> bytes:
@@ -123,41 +65,28 @@ class PageCache:
         self._fresh: dict[str, tuple[bytes, str]] = {}
         self._rows: dict[str, tuple[bytes, Rows]] = {}
         self._digests: Digests | None = None
-        self._base: bytes | None = None
-        self._folders: dict[str, str] = {}
+        self._keys: FolderKeys | None = None
         self._data_dir = "data"
         self.rendered = 0
         self.reused = 0
 
     def begin(self, digests: Digests | None, data_dir: str) -> None:
         """A staging starts, of files with these digests (None: render everything, keep nothing)."""
-        self._digests, self._base, self._fresh, self._data_dir = digests, None, {}, data_dir
+        self._digests, self._keys, self._fresh, self._data_dir = digests, None, {}, data_dir
         self.rendered = self.reused = 0
 
     def bind(self, project: Project, site_map: SiteMap) -> None:
         """The loaded project and its site map, complete: what every key of this staging shares."""
         if self._digests is None:
             return
-        self._folders = {m: module_of(path, self._data_dir) for m, path in project.module_files.items()}
-        owned = set(self._folders.values()) - {""}
-        digest = hashlib.blake2b(self._digests.rest)
-        digest.update(user_cache.generator_hash())
-        for folder, folder_digest in sorted(self._digests.folders.items()):
-            if folder not in owned:
-                digest.update(f"{folder}\0".encode() + folder_digest)
-        digest.update(_site_map_digest(site_map))
-        self._base = digest.digest()
+        folders = {m: module_of(path, self._data_dir) for m, path in project.module_files.items()}
+        self._keys = FolderKeys(self._digests, folders, _site_map_digest(site_map))
 
     def key(self, project: Project, scope_key: str, what: str) -> bytes | None:
         """The key of a page of `what` kind that reads the scope chain of `scope_key`."""
-        if self._digests is None or self._base is None:
+        if self._digests is None or self._keys is None:
             return None
-        digest = hashlib.blake2b(self._base)
-        digest.update(f"{what}\0{scope_key}\0".encode())
-        folders = {self._folders.get(scope.module, "") for scope in project.scopes[scope_key].chain()}
-        for folder in sorted(folders - {""}):
-            digest.update(f"{folder}\0".encode() + self._digests.folders.get(folder, b"-"))
-        return digest.digest()
+        return self._keys.key(f"{what}\0{scope_key}", (scope.module for scope in project.scopes[scope_key].chain()))
 
     def page(self, page: str, key: bytes | None, render: Callable[[], str]) -> str:
         """The page rendered under `key`: from the cache when it was, else rendered now."""
@@ -188,7 +117,7 @@ class PageCache:
         """Keep this staging's pages if the files still read as they did at `begin`; True if kept."""
         kept = digests is not None and digests == self._digests
         self._pages = self._fresh if kept else {}
-        self._fresh, self._digests, self._base = {}, None, None
+        self._fresh, self._digests, self._keys = {}, None, None
         return kept
 
     def restore(self, root: Path) -> None:

@@ -377,7 +377,7 @@ def load_and_generate(root: Path, options: Options, content_dir: str, cache: Pag
     With a `cache` (while serving) pages whose inputs are unchanged since the last staging are reused;
     it keeps this staging's pages only if the files read the same after loading as before.
     """
-    from .incremental import read_digests
+    from .cache import read_digests
     from .loader import collector_paused
     from .pages import generate, load_project
 

@@ -358,6 +358,50 @@ def test_a_check_after_an_edit_looks_again_only_at_the_texts_that_changed(
     assert not any("sidearmm" in line for line in problems()) and len(looked) > 20
 
 
+def test_a_check_after_an_edit_checks_again_only_the_lists_of_the_game_it_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-list checks keep each army list's problems (`checks.lists`): an unchanged project checks no list
+    again; a profile value broken in one game's list checks that game's lists alone, and reports it; the
+    problems are always those of a check without any cache."""
+    from generator.checks.lists import ListMemo
+
+    project = copy_project(REPO, tmp_path / "project")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    worked: list[tuple[str, str]] = []
+    find = ListMemo.find
+    monkeypatch.setattr(
+        ListMemo,
+        "find",
+        lambda memo, check, p, entry, work: find(memo, check, p, entry, lambda: worked.append((check, entry.module)) or work()),
+    )
+
+    def problems() -> list[str]:
+        worked.clear()
+        return [str(p) for p in load_project(project).problems]
+
+    def uncached() -> list[str]:
+        monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+        found = problems()
+        monkeypatch.delenv(cache.NO_CACHE_ENV)
+        return found
+
+    first = problems()
+    checks = {check for check, _ in worked}
+    assert checks == {"check_profiles", "check_budgets", "check_unstated_values"} and len({m for _, m in worked}) > 3
+    assert problems() == first and worked == []
+    marauders = project / "data" / "fracture" / "army-lists" / "marauders.yaml"
+    published = marauders.read_text(encoding="utf-8")
+    brute = 'profile: {cmd: 5, mov: 6", skl: 4+, def: 5+, tgh: 5, hp: 6}'
+    assert brute in published
+    marauders.write_text(published.replace(brute, brute.replace("hp: 6", "hp: six")), encoding="utf-8")
+    broken = problems()
+    assert worked and {m for _, m in worked} == {"fracture"}
+    assert any("marauders.yaml" in line and "value-form" in line and "'six'" in line for line in broken)
+    assert broken == uncached()
+    marauders.write_text(published, encoding="utf-8")
+    assert problems() == first == uncached()
+
+
 def _age(folder: Path, days: float) -> None:
     """Make every file under `folder` look last used `days` ago."""
     then = time.time() - days * 24 * 60 * 60

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.incremental import PageCache, read_digests
+from generator.cache import read_digests
+from generator.incremental import PageCache
 from generator.staging import stage
 
 from .conftest import REPO, copy_project

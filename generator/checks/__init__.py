@@ -12,12 +12,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..catalogue import Project
+from ..catalogue import ListEntry, Project
 from ..paths import path_problems
 from ..problems import Problem
 from ..resolve import Resolved
 from . import army_lists, budgets, built_models, design, errata, links, markup, modules, rules, spelling, tables, unused, values
 from .base import CheckRun
+from .lists import ListMemo
 from .spelling import read_words
 from .texts import TextMemo
 
@@ -46,12 +47,26 @@ def over_project(check: Callable[[Project], Iterable[Problem]]) -> CheckFunction
     return run
 
 
+def per_army_list(check: Callable[[Project, ListEntry], Iterable[Problem]]) -> CheckFunction:
+    """A check of one army list at a time (reading only its list, its scope chain and the system), as a
+    registered check: each list's problems are kept from the last run whose files they read (`ListMemo`)."""
+    name = getattr(check, "__name__", "check")
+
+    def run(checks: CheckRun) -> Iterable[Problem]:
+        project = checks.project
+        for entry in project.lists:
+            yield from checks.lists.find(name, project, entry, lambda: list(check(project, entry)))  # noqa: B023 (called at once)
+
+    run.__name__ = name
+    return run
+
+
 UNKNOWN_NAMES = ("unknown-weapon", "unknown-weapon-list", "unknown-upgrade", "unknown-unit", "unknown-model")
 
 #: Every check, in the order its problems are found (they are sorted by place before reporting).
 CHECKS: tuple[Check, ...] = (
     Check(values.check_value_forms, ("unknown-form", "pattern", "duplicate")),
-    Check(values.check_profiles, ("missing-column", "unknown-column", "value-form")),
+    Check(per_army_list(values.check_profiles), ("missing-column", "unknown-column", "value-form")),
     Check(rules.check_rule_definitions, ("duplicate", "value", "rule-name", "rules-not-shown")),
     Check(rules.check_rule_uses, ("unknown-rule", "rule-kind", "rule-name", "rule-arity", "value-form")),
     Check(over_project(path_problems), ("unsafe-path",)),
@@ -65,7 +80,7 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(army_lists.check_footnotes, ("footnote",)),
     Check(army_lists.check_names, UNKNOWN_NAMES),
-    Check(budgets.check_budgets, ("budget", "category-share")),
+    Check(per_army_list(budgets.check_budgets), ("budget", "category-share")),
     Check(built_models.check_built_models, ("points", "profile", "rules")),
     Check(links.check_page_collisions, ("page-collision",)),
     Check(links.check_directives, ("directive",)),
@@ -78,7 +93,7 @@ CHECKS: tuple[Check, ...] = (
     Check(over_project(design.check_duplicate_names), ("duplicate-name",)),
     Check(over_project(design.check_upgrade_points), ("missing-points",)),
     Check(over_project(design.check_empty_sections), ("empty-section",)),
-    Check(over_project(design.check_unstated_values), ("unstated-value",)),
+    Check(per_army_list(design.check_unstated_values), ("unstated-value",)),
     Check(over_project(design.check_rule_kind_labels), ("unknown-kind",)),
     Check(over_project(design.check_label_placeholders), ("label-placeholder",)),
     Check(markup.check_unsafe_markup, ("unsafe-markup",)),
@@ -104,10 +119,12 @@ def run_checks(
     (None skips the errata patches, which read files).
     """
     texts = TextMemo.of_project(root, data_dir, words or frozenset()) if root is not None else TextMemo()
-    run = CheckRun(resolved, words, root, data_dir, content_dir, texts)
+    lists = ListMemo(root, data_dir, resolved.project)
+    run = CheckRun(resolved, words, root, data_dir, content_dir, texts, lists)
     found = [problem for check in CHECKS for problem in check.run(run)]
     texts.save()
+    lists.save()
     return found
 
 
-__all__ = ["CHECKS", "Check", "CheckRun", "codes", "over_project", "read_words", "run_checks"]
+__all__ = ["CHECKS", "Check", "CheckRun", "codes", "over_project", "per_army_list", "read_words", "run_checks"]

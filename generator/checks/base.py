@@ -12,6 +12,7 @@ from ..loader import loc_of
 from ..model import Module, Record
 from ..problems import Location, Problem
 from ..resolve import Resolved
+from .lists import ListMemo
 from .texts import TextMemo
 
 Problems = Iterable[Problem]
@@ -32,6 +33,8 @@ class CheckRun:
     content_dir: str = "content"
     #: What the per-text checks found in each text, from the last run where it holds them.
     texts: TextMemo = field(default_factory=TextMemo)
+    #: What the per-list checks found in each army list, from the last run where its files read the same.
+    lists: ListMemo = field(default_factory=ListMemo)
 
     @property
     def project(self) -> Project:

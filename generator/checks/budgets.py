@@ -9,19 +9,17 @@ from ..catalogue import ListEntry, Project, Scope, walk_sections
 from ..model import Model, Module, ProfileValue, Unit
 from ..points import CostRange, unit_cost
 from ..problems import Problem, error, warning
-from .base import CheckRun, at, currency
+from .base import at, currency
 
 
-def check_budgets(run: CheckRun) -> Iterator[Problem]:
-    """Each unit against its module's caps, and each army's required units against its budget."""
-    project = run.project
-    for entry in project.lists:
-        module = project.modules[entry.module]
-        scope = project.list_scope(entry)
-        for section in walk_sections(entry.army_list.sections):
-            if section.unit is not None:
-                yield from unit_budgets(project, section.unit, scope, module)
-        yield from least_army(project, entry)
+def check_budgets(project: Project, entry: ListEntry) -> Iterator[Problem]:
+    """Each unit of an army list against its module's caps, and the army's required units against its budget."""
+    module = project.modules[entry.module]
+    scope = project.list_scope(entry)
+    for section in walk_sections(entry.army_list.sections):
+        if section.unit is not None:
+            yield from unit_budgets(project, section.unit, scope, module)
+    yield from least_army(project, entry)
 
 
 def unit_budgets(project: Project, unit: Unit, scope: Scope, module: Module) -> Iterator[Problem]:

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from ..catalogue import Project, walk_sections
+from ..catalogue import ListEntry, Project, walk_sections
 from ..loader import loc_of
 from ..model import DEFAULT_LABELS, PLACEHOLDER, Module, Record, Section, Unit, Upgrade, Weapon, slugify
 from ..problems import Location, Problem, did_you_mean, error, warning
@@ -161,25 +161,24 @@ def _rule_uses(record: Any) -> Iterator[tuple[str, Record]]:
         yield from ((use, owner) for use in uses if isinstance(use, str))
 
 
-def check_unstated_values(project: Project) -> list[Problem]:
-    """`Rending (?)` publishes a rule the source printed without its value; an erratum must say so."""
+def check_unstated_values(project: Project, entry: ListEntry) -> list[Problem]:
+    """`Rending (?)` publishes a rule the source printed without its value; an erratum of the list's game must say so."""
     problems: list[Problem] = []
-    for entry in project.lists:
-        module = project.modules[entry.module]
-        scope = project.list_scope(entry)
-        for use, owner in _rule_uses(entry.army_list):
-            # a use's value is part of its text: one without a '?' cannot be unstated
-            if UNSTATED not in use or project.parse_use(use, scope).value != UNSTATED:
-                continue
-            if not _stated(module, use):
-                problems.append(
-                    error(
-                        loc_of(use, owner.loc),
-                        "unstated-value",
-                        f"'{use}': the value '?' says the source prints no value, but no erratum of {module.title} explains it",
-                        f"add an erratum whose 'corrected' is '{use}', saying what the source printed",
-                    )
+    module = project.modules[entry.module]
+    scope = project.list_scope(entry)
+    for use, owner in _rule_uses(entry.army_list):
+        # a use's value is part of its text: one without a '?' cannot be unstated
+        if UNSTATED not in use or project.parse_use(use, scope).value != UNSTATED:
+            continue
+        if not _stated(module, use):
+            problems.append(
+                error(
+                    loc_of(use, owner.loc),
+                    "unstated-value",
+                    f"'{use}': the value '?' says the source prints no value, but no erratum of {module.title} explains it",
+                    f"add an erratum whose 'corrected' is '{use}', saying what the source printed",
                 )
+            )
     return problems
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from ..catalogue import Project, walk_sections
+from ..catalogue import ListEntry, Project, walk_sections
 from ..loader import source_text
 from ..model import Column, ProfileValue, Record, Weapon
 from ..problems import Problem, did_you_mean, error
@@ -109,21 +109,19 @@ def weapon_profiles(project: Project, weapon: Weapon) -> Iterator[Problem]:
         yield from check_profile(project, weapon.profile, "weapon", weapon, name, weapon.parameter, footnote)
 
 
-def check_profiles(run: CheckRun) -> Iterator[Problem]:
-    """Every model's and weapon's profile, every upgrade's changes to one, and upgrade costs."""
-    project = run.project
-    for entry in project.lists:
-        for section in walk_sections(entry.army_list.sections):
-            if section.unit is not None:
-                for model in section.unit.models:
-                    yield from check_profile(project, model.profile, "model", model, f"model '{model.name}'")
-            for weapon in section.weapon_list.weapons if section.weapon_list else ():
-                yield from weapon_profiles(project, weapon)
-            for upgrade in section.upgrade_list.upgrades if section.upgrade_list else ():
-                if isinstance(upgrade.points, str) and upgrade.points not in NO_COST:
-                    yield error(
-                        at(upgrade.points, upgrade),
-                        "value-form",
-                        f"upgrade '{upgrade.name}': cost {upgrade.points!r} must be a whole number, or '-' where none is printed",
-                    )
-                yield from check_profile(project, upgrade.sets, "model", upgrade, f"upgrade '{upgrade.name}'", partial=True)
+def check_profiles(project: Project, entry: ListEntry) -> Iterator[Problem]:
+    """Every model's and weapon's profile in an army list, every upgrade's changes to one, and upgrade costs."""
+    for section in walk_sections(entry.army_list.sections):
+        if section.unit is not None:
+            for model in section.unit.models:
+                yield from check_profile(project, model.profile, "model", model, f"model '{model.name}'")
+        for weapon in section.weapon_list.weapons if section.weapon_list else ():
+            yield from weapon_profiles(project, weapon)
+        for upgrade in section.upgrade_list.upgrades if section.upgrade_list else ():
+            if isinstance(upgrade.points, str) and upgrade.points not in NO_COST:
+                yield error(
+                    at(upgrade.points, upgrade),
+                    "value-form",
+                    f"upgrade '{upgrade.name}': cost {upgrade.points!r} must be a whole number, or '-' where none is printed",
+                )
+            yield from check_profile(project, upgrade.sets, "model", upgrade, f"upgrade '{upgrade.name}'", partial=True)
