@@ -13,6 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import cache
+from .cache import Digests, read_digests
 from .catalogue import Project, collect_records, link_records
 from .checks import read_words, run_checks
 from .layout import SiteMap, landing_pages
@@ -77,6 +79,8 @@ def load_project(
     """
     if checked is not None:
         checked.start(data_dir, content_dir)
+    # what the data files held before they are read: the per-list checks keep their problems under it
+    digests = read_digests(root, data_dir) if check_patches and cache.enabled() else None
     problems: list[Problem] = []
     # each file's record is built as the file is read, so one file's raw values are held at a time
     records = collect_records(built_documents(root, data_dir, problems, allow_outside_links=allow_outside_links), data_dir)
@@ -90,12 +94,17 @@ def load_project(
     if project is not None and not any(p.severity.value == "error" for p in problems):
         resolved = resolve(project, content, content_dir)
         words = read_words(root / data_dir / "words.txt")
-        problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked))
+        problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked, digests))
     return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key), resolved)
 
 
 def _check(
-    resolved: Resolved, words: frozenset[str] | None, root: Path | None, folders: tuple[str, str], checked: ProjectMemo | None
+    resolved: Resolved,
+    words: frozenset[str] | None,
+    root: Path | None,
+    folders: tuple[str, str],
+    checked: ProjectMemo | None,
+    digests: Digests | None,
 ) -> list[Problem]:
     """The registered checks' problems: from `checked` when it holds them for these files, else found now."""
     known = checked.answer() if checked is not None else None
@@ -103,7 +112,7 @@ def _check(
         with contextlib.suppress(TypeError, ValueError):
             return [Problem.from_plain(values) for values in known]
     data_dir, content_dir = folders
-    found = run_checks(resolved, words=words, root=root, data_dir=data_dir, content_dir=content_dir)
+    found = run_checks(resolved, words=words, root=root, data_dir=data_dir, content_dir=content_dir, digests=digests)
     if checked is not None:
         checked.store(data_dir, content_dir, [problem.to_plain() for problem in found])
     return found

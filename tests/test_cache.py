@@ -402,6 +402,31 @@ def test_a_check_after_an_edit_checks_again_only_the_lists_of_the_game_it_change
     assert problems() == first == uncached()
 
 
+def test_the_lists_problems_are_not_kept_when_a_data_file_changed_while_checking(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-list problems are kept under the files as they were before the project was read: a file saved
+    while the checks run keeps nothing, and the next check checks every list again."""
+    from generator.checks.lists import ListMemo
+
+    project = copy_project(REPO, tmp_path / "project")
+    home = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    find = ListMemo.find
+    rules = project / "data" / "fracture" / "module.yaml"
+
+    def saving_meanwhile(memo: ListMemo, check: str, p: Any, entry: Any, work: Any) -> Any:
+        if "# saved meanwhile" not in rules.read_text(encoding="utf-8"):
+            rules.write_text(rules.read_text(encoding="utf-8") + "\n# saved meanwhile\n", encoding="utf-8")
+        return find(memo, check, p, entry, work)
+
+    monkeypatch.setattr(ListMemo, "find", saving_meanwhile)
+    load_project(project)
+    assert entries(home, "lists") == []
+    monkeypatch.setattr(ListMemo, "find", find)
+    load_project(project)
+    assert len(entries(home, "lists")) == 1
+
+
 def _age(folder: Path, days: float) -> None:
     """Make every file under `folder` look last used `days` ago."""
     then = time.time() - days * 24 * 60 * 60

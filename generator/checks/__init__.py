@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cache import Digests
 from ..catalogue import ListEntry, Project
 from ..paths import path_problems
 from ..problems import Problem
@@ -112,14 +113,16 @@ def run_checks(
     root: Path | None = None,
     data_dir: str = "data",
     content_dir: str = "content",
+    digests: Digests | None = None,
 ) -> list[Problem]:
     """Run every registered check over a resolved project; all problems at once.
 
     `words` are the project's accepted spellings (None skips spelling); `root` the project folder
-    (None skips the errata patches, which read files).
+    (None skips the errata patches, which read files); `digests` what its data files held before they were
+    read (`cache.read_digests`; None keeps no list's problems).
     """
     texts = TextMemo.of_project(root, data_dir, words or frozenset()) if root is not None else TextMemo()
-    lists = ListMemo(root, data_dir, resolved.project)
+    lists = ListMemo(root, data_dir, resolved.project, digests)
     run = CheckRun(resolved, words, root, data_dir, content_dir, texts, lists)
     found = [problem for check in CHECKS for problem in check.run(run)]
     texts.save()

@@ -4,8 +4,8 @@ A check registered with `per_army_list` reads one army list, the scopes of its c
 it uses, their modules, the core rules) and the system: nothing of other games. So its problems for a list
 are kept in the user's cache under a key of exactly those files (`cache.FolderKeys`: the data folders of
 the chain's modules, everything outside the modules' folders, the generator): after a rule's text is edited
-in one game, only that game's lists are checked again. Nothing is kept when the files changed while the
-checks ran.
+in one game, only that game's lists are checked again. The key is of the files as they were before the
+project was read, and nothing is kept when they changed before the checks ended.
 """
 
 from __future__ import annotations
@@ -42,19 +42,19 @@ def _valid(stored: Any) -> Kept:
 class ListMemo:
     """The problems of each per-list check for each army list, with the key they were found under."""
 
-    def __init__(self, root: Path | None = None, data_dir: str = "data", project: Project | None = None) -> None:
-        self._root, self._data_dir = root, data_dir
+    def __init__(
+        self, root: Path | None = None, data_dir: str = "data", project: Project | None = None, digests: cache.Digests | None = None
+    ) -> None:
+        """`digests`: what the data files held before the project was read (a digest taken after could
+        describe an edit the project read missed); without them, or `root`, nothing is kept."""
+        self._root, self._data_dir, self._digests = root, data_dir, digests
         self._fresh: Kept = {}
         self._kept: Kept = {}
         self._keys: cache.FolderKeys | None = None
-        self._digests: cache.Digests | None = None
-        if root is None or project is None or not cache.enabled():
+        if root is None or project is None or digests is None or not cache.enabled():
             return  # nothing kept: every list is checked
-        self._digests = cache.read_digests(root, data_dir)
-        if self._digests is None:
-            return
         folders = {module: module_of(path, data_dir) for module, path in project.module_files.items()}
-        self._keys = cache.FolderKeys(self._digests, folders)
+        self._keys = cache.FolderKeys(digests, folders)
         self._entry = cache.key(LISTS, os.path.realpath(root), data_dir)
         self._kept = _valid(cache.read(LISTS, self._entry))
 
