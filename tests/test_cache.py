@@ -387,7 +387,8 @@ def test_a_check_after_an_edit_checks_again_only_the_lists_of_the_game_it_change
 
     first = problems()
     checks = {check for check, _ in worked}
-    assert checks == {"check_profiles", "check_budgets", "check_unstated_values"} and len({m for _, m in worked}) > 3
+    per_list = {"check_profiles", "check_budgets", "check_unstated_values", "check_list_spelling", "check_list_markup"}
+    assert checks == per_list and len({m for _, m in worked}) > 3
     assert problems() == first and worked == []
     marauders = project / "data" / "fracture" / "army-lists" / "marauders.yaml"
     published = marauders.read_text(encoding="utf-8")
@@ -425,6 +426,37 @@ def test_the_lists_problems_are_not_kept_when_a_data_file_changed_while_checking
     monkeypatch.setattr(ListMemo, "find", find)
     load_project(project)
     assert len(entries(home, "lists")) == 1
+
+
+def test_the_findings_of_a_text_no_check_saw_for_a_month_are_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text an army list kept whole (`checks.lists`) is not seen until the list changes: its findings stay
+    kept for `KEEP_DAYS` days after a run last saw it, then go, so the entry holds a month of edits."""
+    from generator.checks import texts
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    looked: list[str] = []
+
+    def spell(text: str) -> tuple[str, ...]:
+        looked.append(text)
+        return (text.upper(),)
+
+    def run(days_later: float, *seen: str) -> None:
+        monkeypatch.setattr(texts.time, "time", lambda: 1_800_000_000 + days_later * 24 * 60 * 60)
+        memo = texts.TextMemo("a project")
+        for text in seen:
+            assert memo.find("spelling", text, spell) == (text.upper(),)
+        memo.save()
+
+    run(0, "kept whole", "edited")
+    run(10, "edited again")  # the list holding "kept whole" did not change: not seen
+    looked.clear()
+    run(20, "kept whole")
+    assert looked == []  # still kept, 20 days after it was seen
+    run(45, "edited again")
+    looked.clear()
+    run(46, "kept whole", "edited")
+    assert looked == ["edited"]  # "kept whole" was seen on day 20; "edited" last on day 0, over a month before
 
 
 def _age(folder: Path, days: float) -> None:

@@ -48,15 +48,16 @@ def over_project(check: Callable[[Project], Iterable[Problem]]) -> CheckFunction
     return run
 
 
-def per_army_list(check: Callable[[Project, ListEntry], Iterable[Problem]]) -> CheckFunction:
-    """A check of one army list at a time (reading only its list, its scope chain and the system), as a
-    registered check: each list's problems are kept from the last run whose files they read (`ListMemo`)."""
+def per_army_list(check: Callable[[CheckRun, ListEntry], Iterable[Problem]]) -> CheckFunction:
+    """A check of one army list at a time, as a registered check: each list's problems are kept from the last
+    run whose files they read (`ListMemo`). Such a check reads only its list, the scopes of its chain, the
+    system and the word list: files outside the modules' folders, or in those of its chain."""
     name = getattr(check, "__name__", "check")
 
     def run(checks: CheckRun) -> Iterable[Problem]:
         project = checks.project
         for entry in project.lists:
-            yield from checks.lists.find(name, project, entry, lambda: list(check(project, entry)))  # noqa: B023 (called at once)
+            yield from checks.lists.find(name, project, entry, lambda: list(check(checks, entry)))  # noqa: B023 (called at once)
 
     run.__name__ = name
     return run
@@ -89,6 +90,7 @@ CHECKS: tuple[Check, ...] = (
     Check(unused.check_unused, ("unused",)),
     Check(spelling.check_name_spelling, ("spelling", "name-case")),
     Check(spelling.check_prose_spelling, ("spelling",)),
+    Check(per_army_list(spelling.check_list_spelling), ("spelling",)),
     Check(errata.check_errata_patches, ("missing", "erratum-patch")),
     Check(errata.check_errata_anchors, ("broken-link",)),
     Check(over_project(design.check_duplicate_names), ("duplicate-name",)),
@@ -98,6 +100,7 @@ CHECKS: tuple[Check, ...] = (
     Check(over_project(design.check_rule_kind_labels), ("unknown-kind",)),
     Check(over_project(design.check_label_placeholders), ("label-placeholder",)),
     Check(markup.check_unsafe_markup, ("unsafe-markup",)),
+    Check(per_army_list(markup.check_list_markup), ("unsafe-markup",)),
 )
 
 

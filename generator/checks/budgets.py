@@ -9,11 +9,12 @@ from ..catalogue import ListEntry, Project, Scope, walk_sections
 from ..model import Model, Module, ProfileValue, Unit
 from ..points import CostRange, unit_cost
 from ..problems import Problem, error, warning
-from .base import at, currency
+from .base import CheckRun, at, currency
 
 
-def check_budgets(project: Project, entry: ListEntry) -> Iterator[Problem]:
+def check_budgets(run: CheckRun, entry: ListEntry) -> Iterator[Problem]:
     """Each unit of an army list against its module's caps, and the army's required units against its budget."""
+    project = run.project
     module = project.modules[entry.module]
     scope = project.list_scope(entry)
     for section in walk_sections(entry.army_list.sections):

@@ -17,7 +17,7 @@ from ..loader import loc_of
 from ..model import DEFAULT_LABELS, PLACEHOLDER, Module, Record, Section, Unit, Upgrade, Weapon, slugify
 from ..problems import Location, Problem, did_you_mean, error, warning
 from ..schema import nesting_fields
-from .base import field_values
+from .base import CheckRun, field_values
 
 #: The rule value that says "the source prints this rule without its value" (`Rending (?)`).
 UNSTATED = "?"
@@ -161,9 +161,10 @@ def _rule_uses(record: Any) -> Iterator[tuple[str, Record]]:
         yield from ((use, owner) for use in uses if isinstance(use, str))
 
 
-def check_unstated_values(project: Project, entry: ListEntry) -> list[Problem]:
+def check_unstated_values(run: CheckRun, entry: ListEntry) -> list[Problem]:
     """`Rending (?)` publishes a rule the source printed without its value; an erratum of the list's game must say so."""
     problems: list[Problem] = []
+    project = run.project
     module = project.modules[entry.module]
     scope = project.list_scope(entry)
     for use, owner in _rule_uses(entry.army_list):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
+from ..catalogue import ListEntry
 from ..model import Record
 from ..problems import Location, Problem, warning
 from ..schema import nesting_fields
@@ -95,16 +96,23 @@ def _removed_if_any(text: str) -> tuple[str, ...]:
 
 
 def check_unsafe_markup(run: CheckRun) -> list[Problem]:
-    """`unsafe_markup`, with what the dialect removes from each text kept from the last check (`TextMemo`)."""
-    return unsafe_markup(run.project, partial(run.texts.find, "markup", work=_removed_if_any))
-
-
-def unsafe_markup(project: Any, removed_from: Callable[[str], tuple[str, ...]] = _removed_if_any) -> list[Problem]:
-    """A warning for each Markdown field from which the restricted dialect removed something."""
+    """`unsafe_markup` of the system, the modules and the releases (each army list's: `check_list_markup`), with
+    what the dialect removes from each text kept from the last check (`TextMemo`)."""
+    project = run.project
     roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
     roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
-    roots += [(entry.army_list, entry.file) for entry in project.lists]
     roots += [(release, release.loc.path) for release in project.releases]
+    return unsafe_markup(roots, partial(run.texts.find, "markup", work=_removed_if_any))
+
+
+def check_list_markup(run: CheckRun, entry: ListEntry) -> list[Problem]:
+    """`unsafe_markup` of one army list."""
+    return unsafe_markup([(entry.army_list, entry.file)], partial(run.texts.find, "markup", work=_removed_if_any))
+
+
+def unsafe_markup(roots: list[tuple[Record, str]], removed_from: Callable[[str], tuple[str, ...]] = _removed_if_any) -> list[Problem]:
+    """A warning for each Markdown field under these records (each with its file) from which the restricted
+    dialect removed something."""
     problems: list[Problem] = []
     for root, file in roots:
         for record, name, text in markdown_strings(root):

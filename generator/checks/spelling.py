@@ -12,7 +12,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from ..catalogue import Project, walk_sections
+from ..catalogue import ListEntry, Project, walk_sections
 from ..model import Record, Section, Table
 from ..problems import Location, Problem, warning
 from ..schema import nesting_fields
@@ -159,18 +159,29 @@ def _prose_of(records: list[Any]) -> Iterator[tuple[str, Record]]:
 
 
 def check_prose_spelling(run: CheckRun) -> Iterator[Problem]:
-    """Misspelt words in prose: in content pages (at the word) and in the data's Markdown fields."""
+    """Misspelt words in prose: in content pages (at the word) and in the modules' Markdown fields (each army
+    list's: `check_list_spelling`)."""
     if run.words is None:
         return
-    words = run.words
-    unknown = partial(_unknown_words, words=words)
+    unknown = partial(_unknown_words, words=run.words)
     for page, text in sorted(run.resolved.content.items()):
         for offset, word in run.texts.find("spelling", text, unknown):
             line = text.count("\n", 0, offset) + 1
             column = offset - text.rfind("\n", 0, offset)
             where = Location(f"{run.content_dir}/{page}.md", line, column)
             yield warning(where, "spelling", f"'{word}' is not a known word", _spelling_hint(word))
-    records: list[Any] = [*run.project.modules.values(), *(e.army_list for e in run.project.lists)]
+    yield from _data_spelling(run, list(run.project.modules.values()))
+
+
+def check_list_spelling(run: CheckRun, entry: ListEntry) -> Iterator[Problem]:
+    """Misspelt words in one army list's Markdown fields."""
+    if run.words is not None:
+        yield from _data_spelling(run, [entry.army_list])
+
+
+def _data_spelling(run: CheckRun, records: list[Any]) -> Iterator[Problem]:
+    assert run.words is not None
+    unknown = partial(_unknown_words, words=run.words)
     for text, owner in _prose_of(records):
         for _offset, word in run.texts.find("spelling", text, unknown):
             yield warning(at(text, owner), "spelling", f"'{word}' is not a known word", _spelling_hint(word))

@@ -109,8 +109,9 @@ def weapon_profiles(project: Project, weapon: Weapon) -> Iterator[Problem]:
         yield from check_profile(project, weapon.profile, "weapon", weapon, name, weapon.parameter, footnote)
 
 
-def check_profiles(project: Project, entry: ListEntry) -> Iterator[Problem]:
+def check_profiles(run: CheckRun, entry: ListEntry) -> Iterator[Problem]:
     """Every model's and weapon's profile in an army list, every upgrade's changes to one, and upgrade costs."""
+    project = run.project
     for section in walk_sections(entry.army_list.sections):
         if section.unit is not None:
             for model in section.unit.models:
