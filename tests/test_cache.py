@@ -459,6 +459,35 @@ def test_the_findings_of_a_text_no_check_saw_for_a_month_are_dropped(tmp_path: P
     assert looked == ["edited"]  # "kept whole" was seen on day 20; "edited" last on day 0, over a month before
 
 
+def test_an_erratum_patch_is_counted_again_only_when_its_file_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The errata check counts each patch's text in its file once per version of the file (kept by the file's
+    digest): a second check reads no patched file, and a file changed so a patch's text occurs twice is
+    reported, as a check without any cache reports it."""
+    from generator.checks import errata
+
+    project = copy_project(REPO, tmp_path / "project")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    opened: list[str] = []
+    read_text = errata.read_text
+    monkeypatch.setattr(errata, "read_text", lambda path, rel: opened.append(rel) or read_text(path, rel))
+
+    def problems() -> list[str]:
+        opened.clear()
+        return [str(p) for p in load_project(project).problems]
+
+    first = problems()
+    assert "data/fracture/army-lists/marauders.yaml" in opened
+    assert problems() == first and opened == []
+    marauders = project / "data" / "fracture" / "army-lists" / "marauders.yaml"
+    marauders.write_text(marauders.read_text(encoding="utf-8") + "\n# name: Frag Grenade\n", encoding="utf-8")
+    edited = problems()
+    assert opened == ["data/fracture/army-lists/marauders.yaml"]
+    assert any("erratum-patch" in line and "occurs 2 times in fracture/army-lists/marauders.yaml" in line for line in edited)
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    assert problems() == edited
+
+
 def _age(folder: Path, days: float) -> None:
     """Make every file under `folder` look last used `days` ago."""
     then = time.time() - days * 24 * 60 * 60

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from .. import cache
 from ..loader import read_text
 from ..paths import is_safe
 from ..problems import Problem, did_you_mean, error
@@ -25,14 +28,12 @@ def check_errata_patches(run: CheckRun) -> Iterator[Problem]:
             # The path is lexically inside the project; links were vetted when the project was walked,
             # and read_text opens only regular files (a FIFO would block for ever).
             target = base / patch.file
-            if target not in read:
-                read[target] = read_text(target, target.relative_to(run.root).as_posix()) if target.exists() else (None, [])
-            text, unreadable = read[target]
-            if text is None:
+            count = _occurrences(run, target, patch.find, read)
+            if count is None:
+                _text, unreadable = _read(run.root, target, read)
                 why = unreadable[0].message if unreadable else "no such file"
                 yield error(at(patch.file, patch), "missing", f"erratum patch file {patch.file!r} cannot be read: {why}")
                 continue
-            count = text.count(patch.find)
             if count != 1:
                 yield error(
                     at(patch.find, patch),
@@ -40,6 +41,33 @@ def check_errata_patches(run: CheckRun) -> Iterator[Problem]:
                     f"erratum text to find occurs {count} times in {patch.file}; it must occur exactly once",
                     "include more of the surrounding line",
                 )
+
+
+def _read(root: Path, target: Path, read: dict[Path, tuple[str | None, list[Problem]]]) -> tuple[str | None, list[Problem]]:
+    if target not in read:
+        read[target] = read_text(target, target.relative_to(root).as_posix()) if target.exists() else (None, [])
+    return read[target]
+
+
+def _occurrences(run: CheckRun, target: Path, find: str, read: dict[Path, tuple[str | None, list[Problem]]]) -> int | None:
+    """How often `find` occurs in a regular file (None if it cannot be read), kept in the text memo under the
+    file's digest (`cache.file_digest`: the data files were hashed when the project was read)."""
+    assert run.root is not None
+    root = run.root
+    try:
+        info = os.stat(target)
+        if not stat.S_ISREG(info.st_mode):
+            return None  # never opened here: read_text says why
+        digest = cache.file_digest(str(target), info)
+    except OSError:
+        return None
+
+    def count(_key: str) -> tuple[int, ...]:
+        text, _ = _read(root, target, read)
+        return (-1,) if text is None else (text.count(find),)
+
+    found = int(run.texts.find("erratum-patch", f"{digest.hex()}\0{find}", count)[0])
+    return None if found < 0 else found
 
 
 def check_errata_anchors(run: CheckRun) -> Iterator[Problem]:
