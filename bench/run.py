@@ -533,7 +533,7 @@ def write_variant(project: Path, name: str, plain: Path) -> str | None:
 # except the indented rows, which are parts of the row above
 CATEGORIES = [
     ("theme: navigation partial, rendered into every page (material partials/nav.html)", "material/templates/partials/nav.html", "root"),
-    ("theme: rest of the page template (base.html without the nav)", "material/templates/main.html", "root"),
+    ("theme: rest of the page template (base.html without the nav)", "material/templates/base.html", "root"),
     ("Markdown to HTML (markdown.Markdown.convert)", "markdown/core.py", "convert"),
     ("search plugin: index entries per page (parses each page's HTML)", "material/plugins/search/plugin.py", "on_page_context"),
     ("search plugin: writing the index", "material/plugins/search/plugin.py", "on_post_build"),
