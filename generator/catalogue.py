@@ -141,6 +141,10 @@ class Project:
     def list_scope(self, entry: ListEntry) -> Scope:
         return self.scopes[entry.key]
 
+    def module_folders(self, data_dir: str) -> dict[str, str]:
+        """Each module's folder under the data folder, by module id: what a thing that reads a module reads."""
+        return {module: module_of(path, data_dir) for module, path in self.module_files.items()}
+
     def module_scope(self, module_id: str) -> Scope:
         return self.scopes[module_id]
 

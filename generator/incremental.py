@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import cache as user_cache
 from .cache import Digests, FolderKeys
-from .catalogue import Project, module_of
+from .catalogue import Project
 from .layout import SiteMap
 
 #: The user cache's kind for the pages a build keeps for the next.
@@ -79,8 +79,7 @@ class PageCache:
         """The loaded project and its site map, complete: what every key of this staging shares."""
         if self._digests is None:
             return
-        folders = {m: module_of(path, self._data_dir) for m, path in project.module_files.items()}
-        self._keys = FolderKeys(self._digests, folders, _site_map_digest(site_map))
+        self._keys = FolderKeys(self._digests, project.module_folders(self._data_dir), _site_map_digest(site_map))
 
     def key(self, project: Project, scope_key: str, what: str) -> bytes | None:
         """The key of a page of `what` kind that reads the scope chain of `scope_key`."""

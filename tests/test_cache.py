@@ -389,7 +389,10 @@ def test_a_check_after_an_edit_checks_again_only_the_lists_of_the_game_it_change
     checks = {check for check, _ in worked}
     per_list = {"check_profiles", "check_budgets", "check_unstated_values", "check_list_spelling", "check_list_markup"}
     assert checks == per_list and len({m for _, m in worked}) > 3
+    [kept] = entries(tmp_path / "cache", "lists")
+    written = kept.stat().st_mtime_ns
     assert problems() == first and worked == []
+    assert kept.stat().st_mtime_ns == written  # nothing new found: the entry is not written again
     marauders = project / "data" / "fracture" / "army-lists" / "marauders.yaml"
     published = marauders.read_text(encoding="utf-8")
     brute = 'profile: {cmd: 5, mov: 6", skl: 4+, def: 5+, tgh: 5, hp: 6}'

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cache
-from ..catalogue import ListEntry, Project, module_of
+from ..catalogue import ListEntry, Project
 from ..problems import Problem
 
 #: The user cache's kind for the problems of each list.
@@ -51,10 +51,11 @@ class ListMemo:
         self._fresh: Kept = {}
         self._kept: Kept = {}
         self._keys: cache.FolderKeys | None = None
+        self._list_keys: dict[str, bytes] = {}  # by army list: every per-list check of a list reads the same files
+        self._changed = False
         if root is None or project is None or digests is None or not cache.enabled():
             return  # nothing kept: every list is checked
-        folders = {module: module_of(path, data_dir) for module, path in project.module_files.items()}
-        self._keys = cache.FolderKeys(digests, folders)
+        self._keys = cache.FolderKeys(digests, project.module_folders(data_dir))
         self._entry = cache.key(LISTS, os.path.realpath(root), data_dir)
         self._kept = _valid(cache.read(LISTS, self._entry))
 
@@ -62,21 +63,26 @@ class ListMemo:
         """The problems `check` finds in one list: kept from the last run when its files read the same."""
         if self._keys is None:
             return work()
-        key = self._keys.key(check, (scope.module for scope in project.list_scope(entry).chain()))
+        key = self._list_keys.get(entry.key)
+        if key is None:
+            key = self._list_keys[entry.key] = self._keys.key(entry.key, (scope.module for scope in project.list_scope(entry).chain()))
         name = f"{check}\0{entry.key}"
         kept = self._kept.get(name)
         if kept is not None and kept[0] == key:
             try:
                 problems = [Problem.from_plain(plain) for plain in kept[1]]
+                self._fresh[name] = kept
+                return problems
             except (TypeError, ValueError):
-                problems = work()
-        else:
-            problems = work()
-        self._fresh[name] = (key, tuple(problem.to_plain() for problem in problems))
+                pass
+        problems = work()
+        self._fresh[name], self._changed = (key, tuple(problem.to_plain() for problem in problems)), True
         return problems
 
     def save(self) -> None:
-        """Keep what this run found, unless a data file changed while it ran (its keys would not be the files')."""
-        if self._keys is None or self._root is None or cache.read_digests(self._root, self._data_dir) != self._digests:
+        """Keep what this run found, when it differs from what was kept, unless a data file changed while it ran
+        (its keys would not be the files')."""
+        if self._keys is None or self._root is None or not (self._changed or self._fresh.keys() != self._kept.keys()):
             return
-        cache.write(LISTS, self._entry, self._fresh)
+        if cache.read_digests(self._root, self._data_dir) == self._digests:
+            cache.write(LISTS, self._entry, self._fresh)
