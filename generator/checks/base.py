@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ from ..loader import loc_of
 from ..model import Module, Record
 from ..problems import Location, Problem
 from ..resolve import Resolved
+from ..schema import nesting_fields
 from .lists import ListMemo
 from .texts import TextMemo
 
@@ -58,6 +61,14 @@ def currency(module: Module) -> str:
 
 #: Which fields of a record class a walk takes (name, whether taken); it walks into the others.
 FieldPlan = Callable[[type], tuple[tuple[str, bool], ...]]
+
+
+@cache
+def named_fields(cls: type, names: frozenset[str]) -> tuple[tuple[str, bool], ...]:
+    """A plan taking the fields of these names, walking into the others that can hold records (but `errata`,
+    whose texts are the sources' words): worked out once per class."""
+    walked = names | nesting_fields(cls)  # the other fields hold neither what is taken nor records
+    return tuple((f.name, f.name in names) for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked)
 
 
 def field_values(

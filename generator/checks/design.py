@@ -16,8 +16,7 @@ from ..catalogue import ListEntry, Project, walk_sections
 from ..loader import loc_of
 from ..model import DEFAULT_LABELS, PLACEHOLDER, Module, Record, Section, Unit, Upgrade, Weapon, slugify
 from ..problems import Location, Problem, did_you_mean, error, warning
-from ..schema import nesting_fields
-from .base import CheckRun, field_values
+from .base import CheckRun, field_values, named_fields
 
 #: The rule value that says "the source prints this rule without its value" (`Rending (?)`).
 UNSTATED = "?"
@@ -134,21 +133,12 @@ def _empty_options(unit: Unit) -> Iterator[Problem]:
         )
 
 
-_FIELD_NAMES: dict[type, tuple[tuple[str, bool], ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[tuple[str, bool], ...]:
-    """A record class's field names that may hold rule uses, but `errata`, each with whether it is one (read once per class)."""
-    if cls not in _FIELD_NAMES:
-        walked = {"rules", "grants"} | nesting_fields(cls)  # the other fields hold neither rule uses nor records
-        _FIELD_NAMES[cls] = tuple(
-            (f.name, f.name in RULE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked
-        )
-    return _FIELD_NAMES[cls]
-
-
 #: The fields that hold rule uses.
 RULE_FIELDS = frozenset({"rules", "grants"})
+
+
+def _rule_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    return named_fields(cls, RULE_FIELDS)
 
 
 def _are_uses(_name: str, value: Any) -> bool:
@@ -157,7 +147,7 @@ def _are_uses(_name: str, value: Any) -> bool:
 
 def _rule_uses(record: Any) -> Iterator[tuple[str, Record]]:
     """Every rule use (`rules`, `grants`) in a record and the records under it."""
-    for uses, owner, _name in field_values([record], _field_names, _are_uses, mappings=False):
+    for uses, owner, _name in field_values([record], _rule_fields, _are_uses, mappings=False):
         yield from ((use, owner) for use in uses if isinstance(use, str))
 
 

@@ -102,12 +102,17 @@ def check_unsafe_markup(run: CheckRun) -> list[Problem]:
     roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
     roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
     roots += [(release, release.loc.path) for release in project.releases]
-    return unsafe_markup(roots, partial(run.texts.find, "markup", work=_removed_if_any))
+    return unsafe_markup(roots, _kept_removals(run))
 
 
 def check_list_markup(run: CheckRun, entry: ListEntry) -> list[Problem]:
     """`unsafe_markup` of one army list."""
-    return unsafe_markup([(entry.army_list, entry.file)], partial(run.texts.find, "markup", work=_removed_if_any))
+    return unsafe_markup([(entry.army_list, entry.file)], _kept_removals(run))
+
+
+def _kept_removals(run: CheckRun) -> Callable[[str], tuple[str, ...]]:
+    """What the dialect removes from a text, kept by text from the last check (`TextMemo`)."""
+    return partial(run.texts.find, "markup", work=_removed_if_any)
 
 
 def unsafe_markup(roots: list[tuple[Record, str]], removed_from: Callable[[str], tuple[str, ...]] = _removed_if_any) -> list[Problem]:

@@ -5,7 +5,6 @@ Misspelt or oddly cased names are the sources' commonest slip, and one no refere
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 from functools import lru_cache, partial
@@ -15,8 +14,7 @@ from typing import Any
 from ..catalogue import ListEntry, Project, walk_sections
 from ..model import Record, Section, Table
 from ..problems import Location, Problem, warning
-from ..schema import nesting_fields
-from .base import CheckRun, at, field_values
+from .base import CheckRun, at, field_values, named_fields
 from .dictionary import WordList, english
 
 SMALL_WORDS = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
@@ -132,17 +130,11 @@ def _unknown_parts(token: str, words: frozenset[str]) -> tuple[str, ...]:
     return tuple(unknown)
 
 
-_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
-
-
 def _fields_of(cls: type) -> tuple[tuple[str, bool], ...]:
-    """A record class's field names, each with whether it is spell-checked prose (read once per class);
-    a table's rows are prose too, but for their first cells (the rolls)."""
-    if cls not in _FIELDS:
-        walked = PROSE_FIELDS | nesting_fields(cls)  # the other fields hold neither prose nor records
-        fields = [(f.name, f.name in PROSE_FIELDS) for f in dataclasses.fields(cls) if f.name != "errata" and f.name in walked]
-        _FIELDS[cls] = (*fields, ("rows", True)) if cls is Table else tuple(fields)
-    return _FIELDS[cls]
+    """A record class's fields, each with whether it is spell-checked prose; a table's rows are prose too,
+    but for their first cells (the rolls)."""
+    fields = named_fields(cls, PROSE_FIELDS)
+    return (*fields, ("rows", True)) if cls is Table else fields
 
 
 def _is_prose(name: str, value: Any) -> bool:
