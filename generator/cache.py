@@ -364,6 +364,7 @@ class ProjectMemo:
         self.kind, self.root, self.valid, self.whole = kind, root, valid, tuple(whole)
         self.entry = key(kind, os.path.realpath(root), *options, *self.whole)
         self.before: str | None = None
+        self._looked: tuple[str, str, str | None] | None = None  # the folders `answer` digested, and their digest
 
     def _digest(self, data_dir: str, content_dir: str) -> str | None:
         return project_digest(self.root, data_dir, content_dir, self.whole)
@@ -375,15 +376,19 @@ class ProjectMemo:
             return None
         data_dir, content_dir, digest, value = stored
         # After `start`, against what was there when the work began: the value must be of those files.
-        now = self.before if self.before is not None else self._digest(data_dir, content_dir)
+        now = self.before
+        if now is None:
+            now = self._digest(data_dir, content_dir)
+            self._looked = (data_dir, content_dir, now)
         if not self.valid(value) or now != digest:
             return None
         return value
 
     def start(self, data_dir: str, content_dir: str) -> None:
-        """Note what the work is about to read (a digest `answer` just took costs a walk of the folders
-        again, not a read of their files: `file_digest`)."""
-        self.before = self._digest(data_dir, content_dir)
+        """Note what the work is about to read. The digest `answer` took of the same folders will do: a file
+        changed since then makes `store`'s digest differ from it, and nothing is kept."""
+        looked = self._looked
+        self.before = looked[2] if looked is not None and looked[:2] == (data_dir, content_dir) else self._digest(data_dir, content_dir)
 
     def store(self, data_dir: str, content_dir: str, value: Any) -> None:
         """Keep the value, if the files read did not change while it was worked out."""

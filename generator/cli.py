@@ -373,7 +373,7 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
             kept_entries.unlink(missing_ok=True)  # a kept folder's, from a build with another engine
         wanted = ["--search-entries", str(entries)] if entries is not None else []
         staging = [str(root), str(work), *wanted, *(["--strict"] if args.strict else [])]
-        process = run_apart("generator.staging:main", staging, env)
+        process = run_apart("generator.staging:main_apart", staging, env)
         if process.wait() != 0:
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS

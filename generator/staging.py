@@ -11,6 +11,7 @@ entry removed). The MkDocs plugin is a thin shell over the same functions (`page
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import re
 import shutil
@@ -617,8 +618,16 @@ def _staged_with_search(root: Path, target: Path, config: dict[str, Any], with_s
     return search, loaded.problems
 
 
+def main_apart(argv: list[str] | None = None) -> int:
+    """`main` in a process that ends when it returns (`cadence build`'s staging step), with the cyclic
+    collector off throughout: resumed, its passes would only walk the project still alive, a tenth of
+    the step's time at 10x after an edit, and the process's memory goes back to the system as a whole."""
+    gc.disable()
+    return main(argv)
+
+
 if __name__ == "__main__":
-    code = main()
+    code = main_apart()
     # Every file is written and closed: end without freeing the project object by object (a second at 10x).
     sys.stdout.flush()
     sys.stderr.flush()

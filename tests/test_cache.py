@@ -140,6 +140,37 @@ def test_a_link_out_of_the_project_turns_the_check_memo_off(project: Path, tmp_p
     assert not entries(home, "check")
 
 
+def test_a_memo_started_after_answering_keeps_nothing_when_a_file_changed_between(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`start` after `answer` takes the digest `answer` took instead of walking the folders again: a file
+    edited after the answer and before the work must still keep the work's value out of the memo."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+
+    def memo() -> cache.ProjectMemo:
+        return cache.ProjectMemo("check", project, ("t",), lambda v: isinstance(v, str))
+
+    first = memo()
+    first.start("data", "content")
+    first.store("data", "content", "old")
+    walks: list[int] = []
+    digest = cache.project_digest
+    monkeypatch.setattr(cache, "project_digest", lambda *a: walks.append(1) or digest(*a))
+    second = memo()
+    assert second.answer() == "old"
+    rules = project / "data" / "system.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")  # after the answer
+    second.start("data", "content")
+    assert walks == [1]  # the answer's digest, not a second walk
+    second.store("data", "content", "new")  # worked out from the edited file: not under the old digest
+    assert walks == [1, 1] and memo().answer() is None
+    third = memo()
+    third.start("data", "content")
+    third.store("data", "content", "new")
+    assert memo().answer() == "new"
+
+
 def _same(a: Any, b: Any) -> None:
     """Two located values alike in type, value, place and written form, all the way down."""
     assert type(a) is type(b)
