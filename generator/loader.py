@@ -30,7 +30,7 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from . import cache
-from .problems import Location, Problem, Severity, error
+from .problems import Location, Problem, Severity, error, located
 
 #: The largest data file we read, in bytes. Larger ones are refused with a located error.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -137,6 +137,8 @@ _PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _PLAIN_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]|-?(?:0|[1-9][0-9]*)\.0")
 _PLAIN_BOOL = re.compile(r"true|false|True|False|TRUE|FALSE")
 
+#: Located strings and numbers made without a call through their classes' Python `__new__`.
+_new_str, _new_int = str.__new__, int.__new__
 #: libyaml's C parser when PyYAML has it (ten times faster); the pure-Python one otherwise.
 _FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESOLVER: Any = yaml.SafeLoader("")
@@ -239,7 +241,7 @@ class _Builder:
     def value(self, event: Any, depth: int) -> Any:
         self.count += 1
         mark = event.start_mark  # `location`, written out: it runs for every value of every file
-        where = Location(self.path, mark.line + 1, mark.column + 1)
+        where = located(self.path, mark.line + 1, mark.column + 1)
         if self.count > MAX_NODES:
             raise _Limits(where, f"the file holds more than {MAX_NODES} values")
         if depth > MAX_DEPTH:
@@ -270,7 +272,7 @@ class _Builder:
         path = self.path
         while type(key_event) is not MappingEndEvent:
             mark = key_event.start_mark
-            key_loc = Location(path, mark.line + 1, mark.column + 1)
+            key_loc = located(path, mark.line + 1, mark.column + 1)
             if type(key_event) is not ScalarEvent:
                 raise _Limits(key_loc, "a mapping key must be a plain name")
             # only a key written '<<...' or with a tag can be a merge key: the others skip resolving
@@ -292,9 +294,15 @@ class _Builder:
     def scalar(self, event: ScalarEvent, where: Location) -> Any:
         tag = _tag(event)
         if tag == _STR:
-            return LocStr(event.value, where)
+            text = _new_str(LocStr, event.value)  # LocStr's own __new__, without a Python call
+            text.loc = where
+            return text
         if tag == _NULL:
             return None
+        if tag == _INT and _PLAIN_INT.fullmatch(event.value):  # most numbers: YAML reads them as written
+            number = _new_int(LocInt, int(event.value))
+            number.loc, number.source = where, event.value
+            return number
         if tag not in (_INT, _FLOAT, _BOOL):
             raise _Limits(where, f"YAML tag '{tag}' is not allowed in rules data")
         try:

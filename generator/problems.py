@@ -47,6 +47,20 @@ class Location:
         return f"{one_line(self.path)}:{self.line}:{self.column}"
 
 
+_new = object.__new__
+_set_path, _set_line, _set_column = (getattr(Location, name).__set__ for name in ("path", "line", "column"))  # its slots
+
+
+def located(path: str, line: int, column: int) -> Location:
+    """A Location as its `__init__` makes it, its slots set directly: 0.3 instead of 0.55 µs here, and
+    reading a project at 10x the shipped data makes some two hundred thousand (parsed or read back)."""
+    loc = _new(Location)
+    _set_path(loc, path)
+    _set_line(loc, line)
+    _set_column(loc, column)
+    return loc
+
+
 @dataclass(frozen=True, kw_only=True)
 class Problem:
     location: Location

@@ -24,7 +24,7 @@ from . import cache
 from .catalogue import Built
 from .loader import LocFloat, LocInt, LocStr, YList, YMap, data_files, parse_yaml, read_text
 from .model import Record
-from .problems import Location, Problem, Severity
+from .problems import Location, Problem, Severity, located
 from .schema import build_document
 
 # A value is itself when it is None, true, false, or a plain string or number; otherwise a tuple
@@ -142,19 +142,8 @@ def _dict(node: tuple[Any, ...]) -> dict[Any, Any]:
     return {decode(parts[at]): decode(parts[at + 1]) for at in range(0, len(parts), 2)}
 
 
-_new = object.__new__
-_set_path, _set_line, _set_column = (getattr(Location, f.name).__set__ for f in dataclasses.fields(Location))  # its slots
+_location = located
 _new_str, _new_int, _new_float = str.__new__, int.__new__, float.__new__
-
-
-def _location(path: str, line: int, column: int) -> Location:
-    """A Location as its `__init__` makes it, set through its slots directly (0.3 instead of 0.55 µs here;
-    a project at 10x reads ninety thousand)."""
-    loc = _new(Location)
-    _set_path(loc, path)
-    _set_line(loc, line)
-    _set_column(loc, column)
-    return loc
 
 
 def _loc_str(node: tuple[Any, ...]) -> LocStr:
