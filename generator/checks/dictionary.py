@@ -18,6 +18,8 @@ import re
 import struct
 import sys
 import zlib
+from array import array
+from collections.abc import Iterable
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -29,7 +31,7 @@ from ..cache import cache_dir, mark_used
 #: which the cache file's name includes.
 MAGIC = b"CDW1"
 _HEADER = struct.Struct("=4sI")
-_JSON_KEY = re.compile(r'"([^"\\]*)":')
+_JSON_KEY = re.compile(rb'"([^"\\]*)":')
 
 
 class WordList:
@@ -60,19 +62,20 @@ class WordList:
         return False
 
 
-def word_file(words: set[str] | frozenset[str]) -> bytes:
-    """The bytes of a word file holding `words` (a quarter to a half of its slots filled)."""
-    encoded = sorted({w.encode("utf-8", "surrogatepass") for w in words if w and "\n" not in w})
+def word_file(words: Iterable[str | bytes]) -> bytes:
+    """The bytes of a word file holding `words` (text, or UTF-8 bytes), a quarter to a half of its slots filled."""
+    encoded = sorted(w for w in {w if isinstance(w, bytes) else w.encode("utf-8", "surrogatepass") for w in words} if w and b"\n" not in w)
     slots = 1 << max(4, (2 * len(encoded)).bit_length())
-    table = [0] * slots
+    table = array("I", bytes(4 * slots))  # 4 bytes a slot, not a Python int each: the first check's peak halves
+    mask = slots - 1
     offset = _HEADER.size + 4 * slots
     for word in encoded:
-        slot = zlib.crc32(word) & (slots - 1)
+        slot = zlib.crc32(word) & mask
         while table[slot]:
-            slot = (slot + 1) & (slots - 1)
+            slot = (slot + 1) & mask
         table[slot] = offset
         offset += len(word) + 1
-    return b"".join([_HEADER.pack(MAGIC, slots), struct.pack(f"={slots}I", *table), *(w + b"\n" for w in encoded)])
+    return b"".join([_HEADER.pack(MAGIC, slots), table.tobytes(), b"\n".join(encoded), b"\n" if encoded else b""])
 
 
 def _source() -> Path | None:
@@ -84,15 +87,15 @@ def _source() -> Path | None:
     return path if path.is_file() else None
 
 
-def _read_source(path: Path) -> set[str]:
-    """The keys of the JSON word list; read with a regular expression unless the file has escapes."""
+def _read_source(path: Path) -> set[bytes]:
+    """The keys of the JSON word list, as UTF-8 bytes; read with a regular expression unless the file has escapes."""
     import gzip  # here: only the first check reads the source
     import json
 
-    text = gzip.decompress(path.read_bytes()).decode("utf-8")
-    if "\\" in text:
-        return set(json.loads(text))
-    return set(_JSON_KEY.findall(text))
+    raw = gzip.decompress(path.read_bytes())
+    if b"\\" in raw:
+        return {word.encode("utf-8", "surrogatepass") for word in json.loads(raw)}
+    return set(_JSON_KEY.findall(raw))
 
 
 def _cache_name(source: Path) -> str:
