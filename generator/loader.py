@@ -12,6 +12,7 @@ import gc
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -299,19 +300,24 @@ class _Builder:
             return text
         if tag == _NULL:
             return None
-        if tag == _INT and _PLAIN_INT.fullmatch(event.value):  # most numbers: YAML reads them as written
-            number = _new_int(LocInt, int(event.value))
-            number.loc, number.source = where, event.value
-            return number
         if tag not in (_INT, _FLOAT, _BOOL):
             raise _Limits(where, f"YAML tag '{tag}' is not allowed in rules data")
         try:
             return self._typed(event, tag, where)
-        except (ValueError, KeyError):  # an explicit `!!int abc`: the constructor cannot read it
-            raise _Limits(where, f"YAML tag '{tag}' does not fit the value '{event.value}'") from None
+        except (ValueError, KeyError):  # an explicit `!!int abc`, or more digits than Python turns into a number
+            value = str(event.value)
+            if tag == _INT and _PLAIN_INT.fullmatch(value):
+                digits, most = len(value.lstrip("-")), sys.get_int_max_str_digits()
+                raise _Limits(where, f"a number of {digits} digits is more than can be read (at most {most})") from None
+            shown = value if len(value) <= 40 else f"{value[:40]}… ({len(value)} characters)"
+            raise _Limits(where, f"YAML tag '{tag}' does not fit the value '{shown}'") from None
 
     def _typed(self, event: ScalarEvent, tag: str, where: Location) -> Any:
         """A number or a truth value, noting where YAML reads it otherwise than it was written."""
+        if tag == _INT and _PLAIN_INT.fullmatch(event.value):  # most numbers: YAML reads them as written
+            number = _new_int(LocInt, int(event.value))  # too many digits: ValueError, as from the constructor
+            number.loc, number.source = where, event.value
+            return number
         node = ScalarNode(tag, event.value, None, None, event.style)
         if tag == _INT:
             number = LocInt(_RESOLVER.construct_yaml_int(node), where, event.value)

@@ -50,6 +50,16 @@ def test_an_explicit_tag_that_does_not_fit_its_value_is_located(value: str) -> N
     assert [str(p) for p in problems] == [f"f.yaml:2:4: error[yaml]: YAML tag '{tag}' does not fit the value '{value.split()[1]}'"]
 
 
+def test_a_number_of_more_digits_than_python_reads_is_a_located_error() -> None:
+    body, problems = parse_yaml(f"a: 1\nb: {'9' * 5000}\nc: !!float {'1' * 5000}x\n", "f.yaml")
+    assert body is None
+    assert [str(p) for p in problems] == ["f.yaml:2:4: error[yaml]: a number of 5000 digits is more than can be read (at most 4300)"]
+    _, problems = parse_yaml(f"c: !!float {'1' * 5000}x\n", "f.yaml")
+    assert [str(p) for p in problems] == [
+        f"f.yaml:1:4: error[yaml]: YAML tag 'tag:yaml.org,2002:float' does not fit the value '{'1' * 40}… (5001 characters)'"
+    ]
+
+
 def test_invalid_yaml_is_located() -> None:
     _, problems = parse_yaml("a: [1, 2\nb: 3\n", "f.yaml")
     assert problems[0].code == "yaml"
