@@ -38,7 +38,7 @@ from synth import write_generated
 REPO = Path(__file__).resolve().parent.parent
 CADENCE_BUILD = REPO / "bench" / "_cadence_build.py"
 #: Every kind of entry in the user's cache (the spelling dictionary's word file is kept).
-KINDS = ("built", "parsed", "check", "checks", "texts", "lists", "pages", "staged", "blobs", "staging")
+KINDS = ("built", "parsed", "check", "checks", "texts", "lists", "pages", "staged", "staged-files", "staging")
 #: The edited file (relative to the project) and the two texts it alternates between.
 EDIT = ("data/fracture/module.yaml", "subtracts 1 from every Morale test it takes.", "takes every Morale test at 1 less.")
 

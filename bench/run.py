@@ -229,7 +229,7 @@ def measure_build(
 def forget_builds() -> None:
     """The generator's cache as every measured `cadence build` finds it: its data files' records cached (as
     after any earlier check or build), nothing else (no checks' problems or findings by text, no pages, staging or kept staging folder to reuse)."""
-    for kind in ("check", "checks", "texts", "lists", "pages", "staged", "blobs", "staging"):
+    for kind in ("check", "checks", "texts", "lists", "pages", "staged", "staged-files", "staging"):
         shutil.rmtree(Path(ENV["XDG_CACHE_HOME"]) / "cadence-rules" / kind, ignore_errors=True)
 
 

@@ -5,13 +5,13 @@ the file's bytes and path; what `load_project` reads, so `check`, `build` and `s
 file's located values (`loader.load_file`, for the commands that read data without building records),
 whole results of a project (`ProjectMemo`, keyed by every file the work reads, the options and the
 project folder: a `cadence check`'s output, the checks' problems, the last staging), the rendered pages
-(`incremental.PageCache`), what the per-text checks found in each text (`checks.texts`), and staged files'
-bytes under their own digest (`put_blob`). Every key also holds `generator_hash`,
+(`incremental.PageCache`), what the per-text checks found in each text (`checks.texts`), and the last
+staging's files, all in one entry (`write_parts`, `STAGED_FILES`). Every key also holds `generator_hash`,
 a hash of the generator's own source and of the libraries whose behaviour the result depends on, so
 an upgraded or edited generator never reads an older answer.
 
 Entries are plain values (numbers, strings, lists, tuples) written with `marshal`, never `pickle`:
-loading them builds data and runs nothing. Each file starts with a magic word, the length and a CRC-32
+loading them builds data and runs nothing (a staging's files are plain bytes, each framed by its length). Each file starts with a magic word, the length and a CRC-32
 of the rest (`header`), checked before anything is unmarshalled, so a truncated, corrupt or foreign file is
 a miss and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never
 in the project, so a project cannot plant an entry; writes go to a temporary file renamed into place,
@@ -133,6 +133,18 @@ def _path(kind: str, entry: str) -> Path:
 
 def read(kind: str, entry: str) -> Any:
     """The value stored under `kind`/`entry`, or None when there is none or it is damaged."""
+    body = read_body(kind, entry)
+    if body is None:
+        return None
+    try:
+        return marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def read_body(kind: str, entry: str) -> memoryview | None:
+    """The bytes of the entry under `kind`/`entry` (`write` or `write_parts`), or None when there is none or
+    it is damaged."""
     if not enabled():
         return None
     try:
@@ -144,10 +156,7 @@ def read(kind: str, entry: str) -> Any:
     body = memoryview(data)[_HEADER:]  # not a copy
     if data[:_HEADER] != header(body):
         return None
-    try:
-        return marshal.loads(body)
-    except (EOFError, ValueError, TypeError):
-        return None
+    return body
 
 
 def header(body: bytes | memoryview) -> bytes:
@@ -157,22 +166,38 @@ def header(body: bytes | memoryview) -> bytes:
     anyone who can write the user's cache can write a matching checksum whatever it is. CRC-32 reads 3.6 GB/s
     here against BLAKE2b's 0.73, and a build at 10x the shipped data reads and writes about 50 MB of entries.
     """
-    return MAGIC + len(body).to_bytes(8, "little") + zlib.crc32(body).to_bytes(4, "little")
+    return _header(len(body), zlib.crc32(body))
+
+
+def _header(length: int, crc: int) -> bytes:
+    return MAGIC + length.to_bytes(8, "little") + crc.to_bytes(4, "little")
 
 
 def write(kind: str, entry: str, value: Any) -> None:
     """Store a plain value under `kind`/`entry`, whole or not at all; a cache that cannot be written is skipped."""
+    if enabled():
+        write_parts(kind, entry, (marshal.dumps(value),))
+
+
+def write_parts(kind: str, entry: str, parts: Iterable[bytes]) -> None:
+    """Store the bytes of `parts`, one after the other, under `kind`/`entry` (`read_body` reads them back),
+    whole or not at all, holding one part at a time; a cache that cannot be written is skipped. The header
+    goes in last, once the body's length and CRC-32 are known."""
     if not enabled():
         return
-    body = marshal.dumps(value)
     with contextlib.suppress(OSError):
         path = _path(kind, entry)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(header(body))
-                handle.write(body)  # apart: joined, the body would be copied once more
+                handle.write(bytes(_HEADER))
+                length, crc = 0, 0
+                for part in parts:
+                    handle.write(part)
+                    length, crc = length + len(part), zlib.crc32(part, crc)
+                handle.seek(0)
+                handle.write(_header(length, crc))
             os.replace(temp, path)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
@@ -409,39 +434,26 @@ def checks_memo(root: Path, follow_outside_links: bool) -> ProjectMemo:
     return ProjectMemo("checks", root, (str(follow_outside_links),), lambda v: isinstance(v, list) and all(isinstance(i, tuple) for i in v))
 
 
+#: The kind of the entry that holds a staging's files (`staged_memo`), one per project and options.
+STAGED_FILES = "staged-files"
+#: Bytes that tie a staging's files to the memo entry naming them: written first in the files' entry.
+TOKEN_BYTES = 16
+
+
 def staged_memo(root: Path, options: tuple[str, ...], whole: Sequence[str]) -> ProjectMemo:
-    """The last staging of the project: each staged file's blob by its path (`put_blob`), the search
-    entries and the problems (`Problem.to_plain`). `cadence build` of a project unchanged since then
-    writes it out again instead of loading, checking and rendering it. `whole`: the folders staging
-    copies whole (content, the theme's custom_dir, the templates)."""
+    """The last staging of the project: a token naming its files (kept apart, under `STAGED_FILES` and the
+    memo's own entry, by `write_parts`), the search entries and the problems (`Problem.to_plain`).
+    `cadence build` of a project unchanged since then writes it out again instead of loading, checking and
+    rendering it. `whole`: the folders staging copies whole (content, the theme's custom_dir, the templates)."""
     return ProjectMemo("staged", root, options, _staged_shape, whole)
 
 
 def _staged_shape(value: Any) -> bool:
-    if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], dict) and isinstance(value[1], bytes)):
+    if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], bytes)):
         return False
-    if not (isinstance(value[2], list) and all(isinstance(p, tuple) for p in value[2])):
+    if not (isinstance(value[0], bytes) and len(value[0]) == TOKEN_BYTES):
         return False
-    return all(isinstance(k, str) and isinstance(v, str) for k, v in value[0].items())
-
-
-def put_blob(data: bytes) -> str:
-    """Keep a file's bytes under their own digest (once, however many stagings hold them); returns the key."""
-    entry = hashlib.blake2b(data, digest_size=_DIGEST).hexdigest()
-    path = _path("blobs", entry)
-    if path.is_file():
-        mark_used(path)
-    else:
-        write("blobs", entry, data)
-    return entry
-
-
-def get_blob(entry: str) -> bytes | None:
-    """The bytes `put_blob` kept under `entry`, or None when they are gone or damaged."""
-    data = read("blobs", entry)
-    if not isinstance(data, bytes) or hashlib.blake2b(data, digest_size=_DIGEST).hexdigest() != entry:
-        return None
-    return data
+    return isinstance(value[2], list) and all(isinstance(p, tuple) for p in value[2])
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -561,20 +562,48 @@ def _staged_memo(root: Path, config: dict[str, Any], with_search: bool) -> cache
 
 
 def _kept(memo: cache_memo.ProjectMemo | None) -> tuple[dict[str, bytes], bytes, list[Problem]] | None:
-    """The last staging, if the memo has one of the project as it is now and every file of it is kept."""
+    """The last staging, if the memo has one of the project as it is now and its files are kept whole."""
     kept = memo.answer() if memo is not None else None
-    if kept is None:
+    if kept is None or memo is None:
         return None
-    files: dict[str, bytes] = {}
-    for path, entry in kept[0].items():
-        data = cache_memo.get_blob(entry)
-        if data is None:
-            return None
-        files[path] = data
+    body = cache_memo.read_body(cache_memo.STAGED_FILES, memo.entry)
+    files = unpacked_files(body[cache_memo.TOKEN_BYTES :]) if body is not None and body[: cache_memo.TOKEN_BYTES] == kept[0] else None
+    if files is None:  # none, damaged, or the files of another staging than the memo's
+        return None
     try:
         return files, kept[1], [Problem.from_plain(p) for p in kept[2]]
     except (TypeError, ValueError):  # not problems as `to_plain` writes them: stage anew
         return None
+
+
+def packed_files(target: Path, token: bytes) -> Iterator[bytes]:
+    """The token, then each staged file under `target` (config, theme, docs) as its path and bytes, each
+    length-prefixed: read one file at a time, as `cache.write_parts` writes them."""
+    yield token
+    staged = [target / CONFIG_NAME, *(p for folder in (THEME_DIR, "docs") for p in sorted((target / folder).rglob("*")) if p.is_file())]
+    for path in staged:
+        name, data = path.relative_to(target).as_posix().encode("utf-8", "surrogateescape"), path.read_bytes()
+        yield len(name).to_bytes(4, "little") + name + len(data).to_bytes(8, "little")
+        yield data
+
+
+def unpacked_files(body: memoryview) -> dict[str, bytes] | None:
+    """The files `packed_files` wrote (after its token) by path; None for bytes it never writes."""
+    files: dict[str, bytes] = {}
+    at, end = 0, len(body)
+    while at < end:
+        if at + 4 > end:
+            return None
+        size = int.from_bytes(body[at : at + 4], "little")
+        name_end = at + 4 + size
+        if name_end + 8 > end:
+            return None
+        data_end = name_end + 8 + int.from_bytes(body[name_end : name_end + 8], "little")
+        if data_end > end:
+            return None
+        files[bytes(body[at + 4 : name_end]).decode("utf-8", "surrogateescape")] = bytes(body[name_end + 8 : data_end])
+        at = data_end
+    return files
 
 
 def _stage_anew(
@@ -585,12 +614,13 @@ def _stage_anew(
     if memo is not None:
         memo.start(data_dir, content_dir)
     search, problems = _staged_with_search(root, target, config, with_search)
-    # Each file read back and kept apart, once the project is freed: nothing adds to the peak. Not when the
-    # project's digest cannot be known (a link out of it): no memo of it could answer.
+    # The files read back one at a time and kept in one entry, once the project is freed: nothing adds to
+    # the peak. The memo names them by a token of this staging's own. Not when the project's digest cannot
+    # be known (a link out of it): no memo of it could answer.
     if memo is not None and memo.before is not None:
-        staged = [target / CONFIG_NAME, *(p for folder in (THEME_DIR, "docs") for p in sorted((target / folder).rglob("*")) if p.is_file())]
-        files = {p.relative_to(target).as_posix(): cache_memo.put_blob(p.read_bytes()) for p in staged}
-        memo.store(data_dir, content_dir, (files, search, [p.to_plain() for p in problems]))
+        token = os.urandom(cache_memo.TOKEN_BYTES)
+        cache_memo.write_parts(cache_memo.STAGED_FILES, memo.entry, packed_files(target, token))
+        memo.store(data_dir, content_dir, (token, search, [p.to_plain() for p in problems]))
     return search, problems
 
 

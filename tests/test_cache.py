@@ -631,10 +631,14 @@ def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Pat
     first = run("first")
     assert calls == [tmp_path / "first"] and first[0] == 0 and "docs/map.svg" in first[2]
     assert run("again") == first and len(calls) == 1  # written out again, not staged
-    blobs = entries(tmp_path / "cache", "blobs")
-    assert len(blobs) == len(first[2])  # one kept file per staged file (the mini project's are all different)
-    blobs[0].write_bytes(blobs[0].read_bytes()[:-1])  # a damaged file: that staging is not written out again
+    (kept,) = entries(tmp_path / "cache", cache.STAGED_FILES)  # the staging's files, all in one entry
+    kept.write_bytes(kept.read_bytes()[:-1])  # a damaged entry: that staging is not written out again
     assert run("damaged") == first and len(calls) == 2
+    # the files of another staging under the memo's entry (a build stopped between its two writes): staged anew
+    body = cache.read_body(cache.STAGED_FILES, kept.stem)
+    assert body is not None and staging.unpacked_files(body[cache.TOKEN_BYTES :]) == first[2]
+    cache.write_parts(cache.STAGED_FILES, kept.stem, (bytes(cache.TOKEN_BYTES), bytes(body[cache.TOKEN_BYTES :])))
+    assert run("other") == first and len(calls) == 3
     assert staging.main([str(project), str(tmp_path / "strict"), "--strict"]) == 1  # the warnings still count
     edits = {
         "content/map.svg": "<svg><title>edited</title></svg>",
@@ -650,6 +654,27 @@ def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Pat
         monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
         assert tree == run(f"plain-{number}")[2], path  # and as a staging without any cache
         monkeypatch.delenv(cache.NO_CACHE_ENV)
+
+
+def test_a_staging_s_files_read_back_as_written_and_other_bytes_are_refused(tmp_path: Path) -> None:
+    from generator import staging
+
+    (tmp_path / "docs" / "a").mkdir(parents=True)
+    (tmp_path / staging.CONFIG_NAME).write_bytes(b"site_name: x\n")
+    (tmp_path / "docs" / "a" / "page.md").write_bytes(b"# Page\n")
+    (tmp_path / "docs" / "empty.md").write_bytes(b"")
+    body = b"".join(staging.packed_files(tmp_path, b"t" * cache.TOKEN_BYTES))
+    assert body[: cache.TOKEN_BYTES] == b"t" * cache.TOKEN_BYTES
+    files = body[cache.TOKEN_BYTES :]
+    assert staging.unpacked_files(memoryview(files)) == {
+        staging.CONFIG_NAME: b"site_name: x\n",
+        "docs/a/page.md": b"# Page\n",
+        "docs/empty.md": b"",
+    }
+    for cut in range(1, len(files)):  # cut anywhere: whole files only (the entry's CRC finds the cut), never an error
+        found = staging.unpacked_files(memoryview(files[:cut]))
+        assert found is None or set(found) < {staging.CONFIG_NAME, "docs/a/page.md", "docs/empty.md"}
+    assert staging.unpacked_files(memoryview(b"\xff\xff\xff\xff" + files)) is None
 
 
 def test_a_link_out_of_the_project_turns_the_staging_memo_off(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -671,4 +696,4 @@ def test_a_link_out_of_the_project_turns_the_staging_memo_off(project: Path, tmp
         assert staging.main([str(project), str(tmp_path / name)]) == 0
         assert (tmp_path / name / "docs" / "outside" / "page.md").is_file()
     assert len(calls) == 2
-    assert entries(tmp_path / "cache", "staged") == [] and entries(tmp_path / "cache", "blobs") == []
+    assert entries(tmp_path / "cache", "staged") == [] and entries(tmp_path / "cache", cache.STAGED_FILES) == []
