@@ -11,9 +11,9 @@ a hash of the generator's own source and of the libraries whose behaviour the re
 an upgraded or edited generator never reads an older answer.
 
 Entries are plain values (numbers, strings, lists, tuples) written with `marshal`, never `pickle`:
-loading them builds data and runs nothing (a staging's files are plain bytes, each framed by its length). Each file starts with a magic word, the length and a CRC-32
-of the rest (`header`), checked before anything is unmarshalled, so a truncated, corrupt or foreign file is
-a miss and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never
+loading them builds data and runs nothing (a staging's files are plain bytes, each framed by its length).
+Each file starts with a magic word, the length and a CRC-32 of the rest (`header`), checked before anything
+is unmarshalled, so a truncated, corrupt or foreign file is a miss and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never
 in the project, so a project cannot plant an entry; writes go to a temporary file renamed into place,
 so a reader never sees half an entry. `CADENCE_NO_CACHE=1` (or `cadence --no-cache`) turns it off.
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from . import cache
 from .catalogue import Built
-from .loader import LocFloat, LocInt, LocStr, YList, YMap, data_files, parse_yaml, read_text
+from .loader import LocFloat, LocInt, LocStr, YList, YMap, data_files, located_float, located_int, located_str, parse_yaml, read_text
 from .model import Record
 from .problems import Location, Problem, Severity, located
 from .schema import build_document
@@ -142,26 +142,16 @@ def _dict(node: tuple[Any, ...]) -> dict[Any, Any]:
     return {decode(parts[at]): decode(parts[at + 1]) for at in range(0, len(parts), 2)}
 
 
-_location = located
-_new_str, _new_int, _new_float = str.__new__, int.__new__, float.__new__
-
-
 def _loc_str(node: tuple[Any, ...]) -> LocStr:
-    value = _new_str(LocStr, node[4])  # LocStr's own __new__, without a Python call
-    value.loc = _location(node[1], node[2], node[3])
-    return value
+    return located_str(node[4], located(node[1], node[2], node[3]))
 
 
 def _loc_int(node: tuple[Any, ...]) -> LocInt:
-    value = _new_int(LocInt, node[4])
-    value.loc, value.source = _location(node[1], node[2], node[3]), node[5]
-    return value
+    return located_int(node[4], located(node[1], node[2], node[3]), node[5])
 
 
 def _loc_float(node: tuple[Any, ...]) -> LocFloat:
-    value = _new_float(LocFloat, node[4])
-    value.loc, value.source = _location(node[1], node[2], node[3]), node[5]
-    return value
+    return located_float(node[4], located(node[1], node[2], node[3]), node[5])
 
 
 #: How each kind of stored tuple is read back, by its first item.
@@ -174,7 +164,7 @@ _DECODERS: tuple[Any, ...] = (
     lambda node: tuple(map(decode, node[1])),
     _dict,
     _record,
-    lambda node: _location(node[1], node[2], node[3]),
+    lambda node: located(node[1], node[2], node[3]),
 )
 _PLAIN = frozenset({type(None), bool, str, int, float})
 
