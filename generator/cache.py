@@ -464,17 +464,23 @@ class Digests:
     rest: bytes
 
 
-def _digest_file(digest: hashlib.blake2b, name: str, path: str) -> bool:
-    """Add a regular file's name and digest (`cache.file_digest`: a file hashed before in this process and
-    unchanged since is not read again; its size and its first 2 MiB: all the loader reads of a data file,
-    and two hundred times the generator's largest template); False for anything else (a FIFO is never opened)."""
+def regular_file_digest(path: str) -> bytes | None:
+    """`file_digest` of a regular file (a file hashed before in this process and unchanged since is not read
+    again; its size and its first 2 MiB: all the loader reads of a data file, and two hundred times the
+    generator's largest template); None for anything else (a FIFO is never opened) or a file that cannot be read."""
     try:
         info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            return False
-        digest.update(f"{name}\0".encode() + file_digest(path, info))
+        return file_digest(path, info) if stat.S_ISREG(info.st_mode) else None
     except OSError:
+        return None
+
+
+def _digest_file(digest: hashlib.blake2b, name: str, path: str) -> bool:
+    """Add a regular file's name and digest (`regular_file_digest`); False for anything else."""
+    value = regular_file_digest(path)
+    if value is None:
         return False
+    digest.update(f"{name}\0".encode() + value)
     return True
 
 

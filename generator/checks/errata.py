@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,12 +52,8 @@ def _occurrences(run: CheckRun, target: Path, find: str, read: dict[Path, tuple[
     file's digest (`cache.file_digest`: the data files were hashed when the project was read)."""
     assert run.root is not None
     root = run.root
-    try:
-        info = os.stat(target)
-        if not stat.S_ISREG(info.st_mode):
-            return None  # never opened here: read_text says why
-        digest = cache.file_digest(str(target), info)
-    except OSError:
+    digest = cache.regular_file_digest(str(target))
+    if digest is None:  # not a regular file (never opened here), or unreadable: read_text says why
         return None
 
     def count(_key: str) -> tuple[int, ...]:
