@@ -522,6 +522,26 @@ def test_an_erratum_patch_is_counted_again_only_when_its_file_changed(tmp_path: 
     assert problems() == edited
 
 
+@pytest.mark.parametrize("cache_on", [True, False])
+def test_an_erratum_patch_of_a_missing_file_is_a_located_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache_on: bool) -> None:
+    """A patch naming a file that is not there is reported where the patch names it, with the cache and
+    without, and again from whatever the first check kept. (A FIFO in the data folder is refused by the
+    loader before any check runs: `test_hostile`.)"""
+    project = copy_project(REPO, tmp_path / "project")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    if cache_on:
+        monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    module = project / "data" / "fracture" / "module.yaml"
+    patched = module.read_text(encoding="utf-8").replace("file: fracture/army-lists/marauders.yaml", "file: fracture/nowhere.yaml", 1)
+    module.write_text(patched, encoding="utf-8")  # line 78's patch
+    for _ in range(2):
+        assert [str(p) for p in load_project(project).problems] == [
+            "data/fracture/module.yaml:78:15: error[missing]: erratum patch file 'fracture/nowhere.yaml' cannot be read: no such file"
+        ]
+
+
 def _age(folder: Path, days: float) -> None:
     """Make every file under `folder` look last used `days` ago."""
     then = time.time() - days * 24 * 60 * 60
