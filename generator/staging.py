@@ -41,6 +41,11 @@ THEME_DIR = "theme"
 PLUGIN_NAME = "rules"
 #: Where the files of `generator/assets/` land in the docs tree (a project's own file there wins).
 ASSETS_PREFIX = "assets/rules"
+#: Where staging puts the navigation for an engine that reads it from the docs folder (Zensical, through its
+#: built-in awesome-nav): in the config, any change to it (a module's title, say) makes Zensical render every
+#: page again from its Markdown; in the docs folder, only each page's navigation. No engine publishes it.
+NAV_FILE = ".nav.yml"
+NAV_PLUGIN = "awesome-nav"
 
 
 @dataclass(frozen=True)
@@ -354,17 +359,38 @@ def _extend(values: Any, more: list[str]) -> list[Any]:
     return have + [m for m in more if m not in have]
 
 
+def nav_in_docs(config: dict[str, Any], nav: list[object] | None, wanted: bool) -> bool:
+    """Whether staging writes our navigation to `NAV_FILE` instead of the config: only where the engine reads
+    it there (`wanted`) and the project neither has its own `nav` nor runs awesome-nav itself."""
+    plugins = {plugin_name(p) for p in config.get("plugins") or []}
+    return wanted and nav is not None and not config.get("nav") and NAV_PLUGIN not in plugins
+
+
+def nav_file_text(nav: list[object]) -> str:
+    """`NAV_FILE` holding `nav`, as the config would. A bare entry there reads as a glob only where no file
+    has its very name, and each of ours names a staged page (tests/test_engines.py builds one named `a[1]*`)."""
+    return dump_config({"nav": nav})
+
+
 def engine_config(
-    config: dict[str, Any], root: Path, config_dir: Path, docs_dir: Path, site_dir: Path, nav: list[object] | None, assets: list[str]
+    config: dict[str, Any],
+    root: Path,
+    config_dir: Path,
+    docs_dir: Path,
+    site_dir: Path,
+    nav: list[object] | None,
+    assets: list[str],
+    nav_file: bool = False,
 ) -> dict[str, Any]:
-    """The project's config for an engine that runs no plugin of ours: our folders, our nav, no `rules`."""
+    """The project's config for an engine that runs no plugin of ours: our folders, our nav (or, with
+    `nav_file`, the plugin that reads it from `NAV_FILE`), no `rules`."""
     staged = dict(config)
     # Relative to the config file: Zensical 0.0.73 rejects absolute folders.
     staged["docs_dir"] = os.path.relpath(docs_dir, config_dir)
     staged["site_dir"] = os.path.relpath(site_dir, config_dir)
     plugins = [p for p in staged.get("plugins") or [] if plugin_name(p) != PLUGIN_NAME]
-    staged["plugins"] = plugins or ["search"]
-    if nav is not None and not staged.get("nav"):
+    staged["plugins"] = [*(plugins or ["search"]), *([NAV_PLUGIN] if nav_file else [])]
+    if nav is not None and not staged.get("nav") and not nav_file:
         staged["nav"] = nav
     _absolute_paths(staged, root)
     css, js = asset_links(assets)
@@ -399,12 +425,19 @@ def load_and_generate(root: Path, options: Options, content_dir: str, cache: Pag
     return loaded, generated
 
 
-def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = None, config: dict[str, Any] | None = None) -> Staged:
+def stage(
+    root: Path,
+    target: Path,
+    site_dir: Path,
+    cache: PageCache | None = None,
+    config: dict[str, Any] | None = None,
+    nav_file: bool = False,
+) -> Staged:
     """Write the whole site into `target/docs` and its engine config to `target/mkdocs.yml`.
 
     Warnings in the data are returned on `Staged.loaded`; errors raise `StagingError`. `cache` keeps
     rendered pages for the next staging (`cadence serve`). `config`: the project's mkdocs.yml, if the
-    caller has read it (`read_config`).
+    caller has read it (`read_config`). `nav_file`: the engine reads the navigation from `NAV_FILE`.
 
     The cycle collector stays paused throughout: loading, rendering and writing allocate millions of
     objects that live on until the site is written, and its passes over them (resumed after loading,
@@ -413,10 +446,10 @@ def stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None = No
     from .loader import collector_paused
 
     with collector_paused():
-        return _stage(root, target, site_dir, cache, read_config(root) if config is None else config)
+        return _stage(root, target, site_dir, cache, read_config(root) if config is None else config, nav_file)
 
 
-def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None, config: dict[str, Any]) -> Staged:
+def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None, config: dict[str, Any], nav_file: bool) -> Staged:
     from .pages import navigation
 
     options = read_options(config)
@@ -431,7 +464,12 @@ def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None, co
         files.setdefault(path, data)  # a project's own file at the same path replaces ours
     files.update(generated_files(generated, files, content_dir))
     nav = navigation(loaded.project, loaded.content, generated.site_map.titles) if options.nav else None
-    staged_config = engine_config(config, root, target.resolve(), (target / "docs").resolve(), site_dir.resolve(), nav, sorted(assets))
+    in_docs = nav_in_docs(config, nav, nav_file)
+    if in_docs and nav is not None:
+        files[NAV_FILE] = nav_file_text(nav).encode("utf-8")  # over a content folder's own, which no engine publishes
+    staged_config = engine_config(
+        config, root, target.resolve(), (target / "docs").resolve(), site_dir.resolve(), nav, sorted(assets), nav_file=in_docs
+    )
     staged_config["theme"] = {**(staged_config.get("theme") or {}), "custom_dir": THEME_DIR}
     staged = {CONFIG_NAME: dump_config(staged_config).encode("utf-8")}
     staged.update({f"{THEME_DIR}/{path}": data for path, data in theme_files(root, config).items()})
@@ -530,16 +568,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("target", type=Path)
     parser.add_argument("--strict", action="store_true", help="warnings count as problems")
     parser.add_argument("--search-entries", type=Path, help="write the site's search entries to this file (JSON)")
+    parser.add_argument("--nav-file", action="store_true", help=f"the engine reads the navigation from {NAV_FILE} (Zensical)")
     args = parser.parse_args(argv)
     config = read_config(args.root)
-    memo = _staged_memo(args.root, config, args.search_entries is not None)
+    memo = _staged_memo(args.root, config, args.search_entries is not None, args.nav_file)
     kept = _kept(memo)
     if kept is not None:  # nothing staging reads has changed since the last staging: write it out again
         files, search, problems = kept
         write_staged(args.target, files)
     else:
         try:
-            search, problems = _stage_anew(args.root, args.target, config, args.search_entries is not None, memo)
+            with_search = args.search_entries is not None
+            search, problems = _stage_anew(args.root, args.target, config, memo, with_search=with_search, nav_file=args.nav_file)
         except StagingError as exc:
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
@@ -551,14 +591,14 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if args.strict and problems else 0
 
 
-def _staged_memo(root: Path, config: dict[str, Any], with_search: bool) -> cache_memo.ProjectMemo | None:
+def _staged_memo(root: Path, config: dict[str, Any], with_search: bool, nav_file: bool) -> cache_memo.ProjectMemo | None:
     """The memo of the last staging, over every folder staging reads whole (content, theme, templates)."""
     if not cache_memo.enabled():
         return None
     options = read_options(config)
     custom = _custom_dir(config)
     whole = [content_folder(config), options.templates_dir, *([custom] if custom is not None else [])]
-    return cache_memo.staged_memo(root, (str(_follows_outside_links(options)), str(with_search)), whole)
+    return cache_memo.staged_memo(root, (str(_follows_outside_links(options)), str(with_search), str(nav_file)), whole)
 
 
 def _kept(memo: cache_memo.ProjectMemo | None) -> tuple[dict[str, bytes], bytes, list[Problem]] | None:
@@ -607,13 +647,13 @@ def unpacked_files(body: memoryview) -> dict[str, bytes] | None:
 
 
 def _stage_anew(
-    root: Path, target: Path, config: dict[str, Any], with_search: bool, memo: cache_memo.ProjectMemo | None
+    root: Path, target: Path, config: dict[str, Any], memo: cache_memo.ProjectMemo | None, *, with_search: bool, nav_file: bool
 ) -> tuple[bytes, list[Problem]]:
     """Stage the project (reusing the last build's unchanged pages) and keep the result in `memo`."""
     data_dir, content_dir = read_options(config).data_dir, content_folder(config)
     if memo is not None:
         memo.start(data_dir, content_dir)
-    search, problems = _staged_with_search(root, target, config, with_search)
+    search, problems = _staged_with_search(root, target, config, with_search, nav_file)
     # The files read back one at a time and kept in one entry, once the project is freed: nothing adds to
     # the peak. The memo names them by a token of this staging's own. Not when the project's digest cannot
     # be known (a link out of it): no memo of it could answer.
@@ -624,7 +664,7 @@ def _stage_anew(
     return search, problems
 
 
-def _staged_with_search(root: Path, target: Path, config: dict[str, Any], with_search: bool) -> tuple[bytes, list[Problem]]:
+def _staged_with_search(root: Path, target: Path, config: dict[str, Any], with_search: bool, nav_file: bool) -> tuple[bytes, list[Problem]]:
     from .catalogue import ListEntry
     from .incremental import PageCache
     from .loader import collector_paused
@@ -633,7 +673,7 @@ def _staged_with_search(root: Path, target: Path, config: dict[str, Any], with_s
     pages = PageCache()  # the last build's pages, kept in the user's cache: a build after an edit renders only what it changes
     with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
         pages.restore(root)
-        staged = stage(root, target, target / "site", pages, config)
+        staged = stage(root, target, target / "site", pages, config, nav_file)
         loaded, generated = staged.loaded, staged.generated
         assert loaded is not None and loaded.project is not None and generated is not None
         project, site_map = loaded.project, generated.site_map

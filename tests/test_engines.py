@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import os
+import posixpath
 import re
 import signal
 import socket
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -92,13 +94,16 @@ class Page(HTMLParser):
             self.title += data
 
 
-class NavTitles(HTMLParser):
-    """The titles of a page's menu entries (Material's `md-nav__link` items)."""
+class NavLinks(HTMLParser):
+    """A page's menu in order: each entry of Material's navigation (`md-nav__link`) as its target and title.
+    MkDocs writes `introduction.html` and `a%2A.html` where Zensical writes `./introduction.html` and `a*.html`:
+    targets are compared unquoted and normalised."""
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
-        self.titles: set[str] = set()
+        self.entries: list[tuple[str, str]] = []
         self._depth = 0
+        self._href = ""
         self._text = ""
         self.feed(text)
 
@@ -106,13 +111,14 @@ class NavTitles(HTMLParser):
         if self._depth:
             self._depth += 1
         elif "md-nav__link" in (dict(attrs).get("class") or "").split():
-            self._depth, self._text = 1, ""
+            href = dict(attrs).get("href")
+            self._depth, self._text, self._href = 1, "", posixpath.normpath(urllib.parse.unquote(href)) if href else ""
 
     def handle_endtag(self, tag: str) -> None:
         if self._depth:
             self._depth -= 1
-            if not self._depth and self._text.strip():
-                self.titles.add(" ".join(self._text.split()))
+            if not self._depth:
+                self.entries.append((self._href, " ".join(self._text.split())))
 
     def handle_data(self, data: str) -> None:
         if self._depth:
@@ -157,8 +163,28 @@ def test_both_engines_build_the_same_site(name: str, engine_sites: dict[tuple[st
         assert tooltips == sorted((href, title) for href, title in other.links if title), path
         rule_links += sum(1 for href, title in page.links if title and "#" in href)
     assert rule_links > 50  # rule links with their tooltips are on the pages, in both engines
+    for path in mkdocs_pages:  # the same menu, entry for entry, on every page
+        menu = NavLinks((mkdocs_site / path).read_text(encoding="utf-8")).entries
+        assert len(menu) > 10 and menu == NavLinks((zensical_site / path).read_text(encoding="utf-8")).entries, path
     assert broken_links(mkdocs_site, mkdocs_pages) == []
     assert broken_links(zensical_site, zensical_pages) == []
+
+
+def test_a_page_named_with_glob_characters_is_in_both_engines_menus(tmp_path: Path) -> None:
+    """Zensical reads the staged navigation from the docs folder, where a bare entry could be a glob: a page's
+    path must name that page only. A content folder's own nav file there gives way to the staged one."""
+    project = copy_project(MINI, tmp_path / "mini")
+    (project / "content/about").mkdir()
+    (project / "content/about/notes[1]*{x}.md").write_text("# Odd Notes\n\nNotes on a page with an odd name.\n", encoding="utf-8")
+    (project / "content/about/notes1-x.md").write_text("# Even Notes\n\nNotes the odd name would match as a glob.\n", encoding="utf-8")
+    (project / "content/.nav.yml").write_text("nav:\n- index.md\n", encoding="utf-8")
+    menus = []
+    for engine in ENGINES:
+        result = cadence_build(project, tmp_path / engine, engine)
+        assert result.returncode == 0, result.stderr
+        menus.append(NavLinks((tmp_path / engine / "index.html").read_text(encoding="utf-8")).entries)
+    assert ("about/notes[1]*{x}.html", "Odd Notes") in menus[0] and ("about/notes1-x.html", "Even Notes") in menus[0]
+    assert menus[0] == menus[1]
 
 
 def test_every_generator_asset_reaches_both_sites(engine_sites: dict[tuple[str, str], Path]) -> None:
