@@ -13,6 +13,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TypeVar, overload
 
 from .catalogue import ListEntry, Project, walk_sections
 from .model import ArmyList, Labels, Module, Section, SpecialRule, Terms, Unit, UpgradeList, WeaponList, slugify, unique
@@ -113,6 +114,38 @@ class PagePlan:
         return anchor
 
 
+_T = TypeVar("_T")
+
+
+class Titles(dict[str, str]):
+    """Page titles by site path that can note which titles a render looks up (`get`, `[]`, `in`), so a page
+    kept from an earlier staging is taken again only while each title it read is the same: a module's new
+    title then renders again only the pages that show it, not every page."""
+
+    reads: dict[str, str | None] | None = None
+
+    @overload
+    def get(self, page: str, default: None = None, /) -> str | None: ...
+    @overload
+    def get(self, page: str, default: str, /) -> str: ...
+    @overload
+    def get(self, page: str, default: _T, /) -> str | _T: ...
+    def get(self, page: str, default: object = None, /) -> object:
+        if self.reads is not None:
+            self.reads[page] = dict.get(self, page)
+        return dict.get(self, page, default)
+
+    def __getitem__(self, page: str) -> str:
+        if self.reads is not None:
+            self.reads[page] = dict.get(self, page)
+        return dict.__getitem__(self, page)
+
+    def __contains__(self, page: object) -> bool:
+        if self.reads is not None and isinstance(page, str):
+            self.reads[page] = dict.get(self, page)
+        return dict.__contains__(self, page)
+
+
 @dataclass
 class SiteMap:
     """Where every linkable thing is shown: rules by scope and kind, army-list pages, titles."""
@@ -121,7 +154,7 @@ class SiteMap:
     rule_anchors: dict[tuple[str, str], str] = field(default_factory=dict)
     plans: dict[str, PagePlan] = field(default_factory=dict)
     list_pages: dict[str, str] = field(default_factory=dict)
-    titles: dict[str, str] = field(default_factory=dict)
+    titles: Titles = field(default_factory=Titles)
     object_pages: dict[int, str] = field(default_factory=dict)
 
     def rule_place(self, scope: str, rule: SpecialRule) -> tuple[str, str] | None:

@@ -13,11 +13,13 @@ from generator.staging import stage
 from .conftest import REPO, copy_project
 
 #: (file, text, replacement): a rule's text in one game, a core rule's text (every game's pages read
-#: it), and a game's title (the navigation and every page's site map change).
+#: it), a game's title (the navigation changes), and a hand-written page's title (no data file changes:
+#: only the pages that show that title, its game's index, must be rendered again).
 EDITS = (
     ("data/fracture/module.yaml", "subtracts 1 from every Morale test it takes.", "subtracts 1 from every Morale test it takes (rev1)."),
     ("data/core-rules/module.yaml", "may make one extra pivot of 45 degrees", "may make one extra pivot of 90 degrees"),
     ("data/fracture/module.yaml", "  title: Fracture\n", "  title: Fracture rev1\n"),
+    ("content/fracture/missions.md", "# Missions\n", "# Missions and Scenarios\n"),
 )
 
 
@@ -46,11 +48,13 @@ def test_an_incremental_restage_equals_a_clean_staging(project: Path, tmp_path: 
         clean = tmp_path / f"clean-{number}"
         stage(project, clean, clean / "site")
         assert _tree(served) == _tree(clean), (relative, find)
-    fracture_rule, core_rule, title = (reused[r, f] for r, f, _ in EDITS)
+    fracture_rule, core_rule, title, page_title = (reused[r, f] for r, f, _ in EDITS)
     assert "it takes (rev1)" in (served / "docs/fracture/module-rules.md").read_text(encoding="utf-8")
     assert "pivot of 90 degrees" in (served / "docs/core-rules/special-rules-appendix.md").read_text(encoding="utf-8")
-    # one game's rule: the other games' pages are reused; a core rule or a title: nothing is
-    assert fracture_rule > 0 and core_rule == 0 and title == 0
+    assert "[Missions and Scenarios](missions.md)" in (served / "docs/fracture/index.md").read_text(encoding="utf-8")
+    # one game's rule or its title: the other games' pages are reused; a core rule: nothing is; a page's
+    # title: every page but those that show it
+    assert fracture_rule > 0 and core_rule == 0 and title == fracture_rule and page_title > title
 
 
 def test_pages_are_not_kept_when_the_files_changed_while_staging(tmp_path: Path) -> None:
