@@ -280,7 +280,7 @@ RULE_TEXT_EDIT = Edit(
     "fracture/module-rules.html",
     "it takes (rev{n})",
 )
-#: A module's title: the navigation of every page changes, so the staged engine config does too.
+#: A module's title: the navigation of every page changes (in the staged config for MkDocs, in docs/.nav.yml for Zensical).
 TITLE_EDIT = Edit(
     "module title",
     "data/fracture/module.yaml",
@@ -936,8 +936,10 @@ def write_results(data: dict[str, Any], out: Path) -> None:
         add(f"## `cadence serve --engine zensical`: a data edit at {zs['size']}x")
         add("")
         add(f"Start-up to first page served: {zs['startup_s']:.1f} s. Edits: {RULE_TEXT_EDIT.name} (`{RULE_TEXT_EDIT.page}` polled; the")
-        add(f"navigation does not change) and {TITLE_EDIT.name} (`{TITLE_EDIT.page}`; every page's navigation and so the staged")
-        add("engine config change). *re-staging* is what `cadence serve` reports for its staging; *engine* is the rest, until")
+        add(f"navigation does not change) and {TITLE_EDIT.name} (`{TITLE_EDIT.page}`; every page's navigation changes, which")
+        add(
+            "Zensical reads from the staged `docs/.nav.yml`). *re-staging* is what `cadence serve` reports for its staging; *engine* is the rest, until"
+        )
         add("the page is served. All wall-clock seconds from the write. *server CPU*: CPU seconds of `cadence serve` and")
         add("its engine from the write until served; *other load*: CPUs other processes kept busy meanwhile.")
         add("")
