@@ -352,7 +352,11 @@ def executable(found: list[Element], allowed: list[Element]) -> list[str]:
 
 
 def search_documents(site: Path) -> list[dict[str, str]]:
-    return list(json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"])
+    """The search index's documents: Material's `search/search_index.json` (MkDocs), else Zensical's `search.json`."""
+    material = site / "search" / "search_index.json"
+    if material.is_file():
+        return list(json.loads(material.read_text(encoding="utf-8"))["docs"])
+    return list(json.loads((site / "search.json").read_text(encoding="utf-8"))["items"])
 
 
 # --- the built sites, shared by the build and browser tests -------------------------------------
@@ -377,3 +381,18 @@ def built_sites(workdir: Path) -> tuple[Path, list[tuple[Hostile, Path]]]:
             sites.append((hostile, workdir / f"site-{number}"))
         _SITES["sites"] = (workdir / "clean-site", sites)
     return _SITES["sites"]
+
+
+def zensical_sites(mkdocs_sites: tuple[Path, list[tuple[Hostile, Path]]], workdir: Path) -> tuple[Path, list[tuple[Hostile, Path]]]:
+    """The clean and hostile projects of `built_sites`, each built by `cadence build --engine zensical` into `workdir`."""
+    from .test_engines import cadence_build
+
+    clean_site, built = mkdocs_sites
+    sites = []
+    for project, site in [(clean_site.parent / "clean", workdir / "zensical-clean")] + [
+        (hostile.root, workdir / f"zensical-{number}") for number, (hostile, _) in enumerate(built, 1)
+    ]:
+        result = cadence_build(project, site, "zensical", strict=False)
+        assert result.returncode == 0, result.stderr
+        sites.append(site)
+    return sites[0], [(hostile, site) for (hostile, _), site in zip(built, sites[1:], strict=True)]

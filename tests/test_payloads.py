@@ -1,4 +1,5 @@
-"""Hostile payloads in every string field of the model, through a real `mkdocs build`: nothing runs.
+"""Hostile payloads in every string field of the model, through a real `mkdocs build` and a real
+`cadence build --engine zensical`: nothing runs.
 
 The fields come from the model (tests/payloads.py); the payloads are script tags, event handlers,
 attribute lists, `javascript:` in each link form, raw HTML blocks, Jinja and our directive syntax.
@@ -33,6 +34,7 @@ from .payloads import (
     script_url,
     search_documents,
     string_fields,
+    zensical_sites,
 )
 
 
@@ -60,7 +62,21 @@ def test_every_batch_of_payloads_is_tried_in_every_field_that_accepts_it(sites: 
 
 
 def test_nothing_executable_reaches_a_page_the_search_index_or_the_sitemap(sites: tuple[Path, list[tuple[Hostile, Path]]]) -> None:
-    clean, built = sites
+    _nothing_executable(*sites)
+
+
+def test_nothing_executable_reaches_a_page_built_by_zensical(
+    sites: tuple[Path, list[tuple[Hostile, Path]]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The same payloads staged for Zensical (its navigation in docs/.nav.yml, its own search index)."""
+    clean, built = zensical_sites(sites, tmp_path_factory.mktemp("payloads-zensical"))
+    assert (clean / "search.json").is_file() and not (clean / "search").exists()
+    _nothing_executable(clean, built)
+
+
+def _nothing_executable(clean: Path, built: list[tuple[Hostile, Path]]) -> None:
+    """Every page of each hostile site has nothing that could run but what the clean build's page has; nor have
+    the search index or the sitemap."""
     for hostile, site in built:
         pages = sorted(site.rglob("*.html"))
         assert len(pages) == len(list(clean.rglob("*.html")))
