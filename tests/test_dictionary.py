@@ -13,9 +13,9 @@ from generator.checks.dictionary import WordList, word_file
 
 def test_a_word_file_holds_exactly_its_words() -> None:
     words = {"armour", "arm", "armoured", "café", "o'clock", "zeal", "a"}
-    found = WordList(word_file(words))
+    found = WordList(word_file([w.encode("utf-8") for w in [*words, "", "with\nnewline", "arm"]]))
     assert all(word in found for word in words)
-    for stranger in ("", "ar", "armou", "armours", "Armour", "cafe", "zeal\n", "b", "armour\narm"):
+    for stranger in ("", "ar", "armou", "armours", "Armour", "cafe", "zeal\n", "b", "armour\narm", "with\nnewline", "with"):
         assert stranger not in found, stranger
 
 
