@@ -3,8 +3,8 @@
 MkDocs 2 drops plugins and Zensical ignores them, so the generator's work happens here, once, before
 an engine runs: `stage` writes a docs folder (generated pages, expanded content pages, the content
 folder's other files, the generator's assets) and an engine config (the project's mkdocs.yml with the
-docs and site folders pointed at the staging tree, the navigation filled in and the `rules` plugin
-entry removed). The MkDocs plugin is a thin shell over the same functions (`page_meta`,
+docs and site folders pointed at the staging tree, the navigation filled in, or for Zensical written
+to `docs/.nav.yml`, and the `rules` plugin entry removed). The MkDocs plugin is a thin shell over the same functions (`page_meta`,
 `asset_files`, `asset_links`, `site_pages`).
 """
 
