@@ -389,6 +389,21 @@ def test_serve_shows_a_data_edit(served: tuple[Path, str]) -> None:
     assert _wait_for(url, "Wardens of the")
 
 
+@pytest.mark.parametrize("served", ENGINES, indirect=True)
+def test_serve_shows_a_new_module_title_in_every_pages_menu(served: tuple[Path, str]) -> None:
+    """A module's title is in every page's menu: the staged navigation changes (for Zensical in docs/.nav.yml,
+    which its server must pick up as it does a page)."""
+    project, base = served
+    url = f"{base}/core/rules.html"
+    assert _wait_for(url, "Skirmish")
+    data = project / "data/skirmish/module.yaml"
+    text = data.read_text(encoding="utf-8")
+    data.write_text(text.replace("  title: Skirmish\n", "  title: Skirmish Revised\n", 1), encoding="utf-8")
+    assert _wait_for(url, "Skirmish Revised")
+    menu = [title for _, title in NavLinks(_get(url)).entries]
+    assert "Skirmish Revised" in menu and "Skirmish" not in menu
+
+
 def test_properdocs_builds_the_same_html_as_mkdocs(tmp_path: Path) -> None:
     """ProperDocs, the maintained MkDocs 1.x fork, on the same staged tree: only the generator meta tag differs."""
     sites = {}
