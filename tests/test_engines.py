@@ -25,10 +25,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import yaml
 
 from generator import cache, cli, postbuild
 from generator.postbuild import BuildContext
-from generator.staging import ASSETS_PREFIX, asset_files, asset_links
+from generator.staging import ASSETS_PREFIX, NAV_FILE, asset_files, asset_links, nav_in_docs, stage
 
 from .conftest import MINI, REPO, copy_project
 
@@ -186,6 +187,30 @@ def test_a_page_named_with_glob_characters_is_in_both_engines_menus(tmp_path: Pa
         menus.append(NavLinks((tmp_path / engine / "index.html").read_text(encoding="utf-8")).entries)
     assert ("about/notes[1]*{x}.html", "Odd Notes") in menus[0] and ("about/notes1-x.html", "Even Notes") in menus[0]
     assert menus[0] == menus[1]
+
+
+def test_the_navigation_is_staged_in_the_docs_folder_only_for_an_engine_that_reads_it_there(tmp_path: Path) -> None:
+    """For Zensical (`nav_file`) our navigation goes to docs/.nav.yml with the plugin that reads it, the same
+    entries as the config's `nav` for MkDocs; a project's own `nav` stays in the config for every engine."""
+    project = copy_project(MINI, tmp_path / "mini")
+    staged = {
+        nav_file: stage(project, tmp_path / str(nav_file), tmp_path / f"{nav_file}/site", nav_file=nav_file) for nav_file in (False, True)
+    }
+    in_config, in_docs = (yaml.safe_load(staged[n].config_file.read_text(encoding="utf-8")) for n in (False, True))
+    assert "awesome-nav" not in in_config["plugins"] and not (staged[False].docs_dir / NAV_FILE).exists()
+    assert "nav" not in in_docs and "awesome-nav" in in_docs["plugins"]
+    assert yaml.safe_load((staged[True].docs_dir / NAV_FILE).read_text(encoding="utf-8")) == {"nav": in_config["nav"]}
+    assert len(in_config["nav"]) > 3
+
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "nav:\n- Home: index.md\n- core/rules.md\n", encoding="utf-8")
+    own = stage(project, tmp_path / "own", tmp_path / "own/site", nav_file=True)
+    written = yaml.safe_load(own.config_file.read_text(encoding="utf-8"))
+    assert written["nav"] == [{"Home": "index.md"}, "core/rules.md"] and "awesome-nav" not in written["plugins"]
+    assert not (own.docs_dir / NAV_FILE).exists()
+    # a project that runs awesome-nav itself keeps its own nav files: ours stays in the config
+    assert nav_in_docs({"plugins": ["search", {"awesome-nav": {}}]}, in_config["nav"], True) is False
+    assert nav_in_docs({"plugins": ["search"]}, in_config["nav"], True) is True
 
 
 def test_every_generator_asset_reaches_both_sites(engine_sites: dict[tuple[str, str], Path]) -> None:
