@@ -131,19 +131,20 @@ class Titles(dict[str, str]):
     @overload
     def get(self, page: str, default: _T, /) -> str | _T: ...
     def get(self, page: str, default: object = None, /) -> object:
-        if self.reads is not None:
-            self.reads[page] = dict.get(self, page)
+        self._note(page)
         return dict.get(self, page, default)
 
     def __getitem__(self, page: str) -> str:
-        if self.reads is not None:
-            self.reads[page] = dict.get(self, page)
+        self._note(page)
         return dict.__getitem__(self, page)
 
     def __contains__(self, page: object) -> bool:
+        self._note(page)
+        return dict.__contains__(self, page)
+
+    def _note(self, page: object) -> None:
         if self.reads is not None and isinstance(page, str):
             self.reads[page] = dict.get(self, page)
-        return dict.__contains__(self, page)
 
 
 @dataclass

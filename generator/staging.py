@@ -4,8 +4,8 @@ MkDocs 2 drops plugins and Zensical ignores them, so the generator's work happen
 an engine runs: `stage` writes a docs folder (generated pages, expanded content pages, the content
 folder's other files, the generator's assets) and an engine config (the project's mkdocs.yml with the
 docs and site folders pointed at the staging tree, the navigation filled in, or for Zensical written
-to `docs/.nav.yml`, and the `rules` plugin entry removed). The MkDocs plugin is a thin shell over the same functions (`page_meta`,
-`asset_files`, `asset_links`, `site_pages`).
+to `docs/.nav.yml`, and the `rules` plugin entry removed). The MkDocs plugin is a thin shell over the
+same functions (`page_meta`, `asset_files`, `asset_links`, `site_pages`).
 """
 
 from __future__ import annotations
@@ -368,7 +368,7 @@ def nav_in_docs(config: dict[str, Any], nav: list[object] | None, wanted: bool) 
 
 def nav_file_text(nav: list[object]) -> str:
     """`NAV_FILE` holding `nav`, as the config would. A bare entry there reads as a glob only where no file
-    has its very name, and each of ours names a staged page (tests/test_engines.py builds one named `a[1]*`)."""
+    has its very name, and each of ours names a staged page (tests/test_engines.py builds `notes[1]*{x}.md`)."""
     return dump_config({"nav": nav})
 
 
