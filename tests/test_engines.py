@@ -403,28 +403,32 @@ def _wait_for(url: str, needle: str, timeout: float = 90) -> bool:
     return False
 
 
+def _edit_while_served(served: tuple[Path, str], page: str, file: str, edit: tuple[str, str], shown: tuple[str, str]) -> str:
+    """Wait for `page` to be served showing `shown[0]`, make the `edit` (text, replacement) once in the data
+    `file`, and wait for the page to show `shown[1]`; the page's URL."""
+    project, base = served
+    url = f"{base}/{page}"
+    assert _wait_for(url, shown[0])
+    data = project / file
+    data.write_text(data.read_text(encoding="utf-8").replace(*edit, 1), encoding="utf-8")
+    assert _wait_for(url, shown[1])
+    return url
+
+
 @pytest.mark.parametrize("served", ENGINES, indirect=True)
 def test_serve_shows_a_data_edit(served: tuple[Path, str]) -> None:
-    project, base = served
-    url = f"{base}/skirmish/army-lists/rangers.html"
-    assert _wait_for(url, "Scouts of the")
-    data = project / "data/skirmish/army-lists/rangers.yaml"
-    text = data.read_text(encoding="utf-8")
-    data.write_text(text.replace("intro: Scouts of the", "intro: Wardens of the", 1), encoding="utf-8")
-    assert _wait_for(url, "Wardens of the")
+    edit = ("intro: Scouts of the", "intro: Wardens of the")
+    _edit_while_served(
+        served, "skirmish/army-lists/rangers.html", "data/skirmish/army-lists/rangers.yaml", edit, ("Scouts of the", "Wardens of the")
+    )
 
 
 @pytest.mark.parametrize("served", ENGINES, indirect=True)
 def test_serve_shows_a_new_module_title_in_every_pages_menu(served: tuple[Path, str]) -> None:
     """A module's title is in every page's menu: the staged navigation changes (for Zensical in docs/.nav.yml,
     which its server must pick up as it does a page)."""
-    project, base = served
-    url = f"{base}/core/rules.html"
-    assert _wait_for(url, "Skirmish")
-    data = project / "data/skirmish/module.yaml"
-    text = data.read_text(encoding="utf-8")
-    data.write_text(text.replace("  title: Skirmish\n", "  title: Skirmish Revised\n", 1), encoding="utf-8")
-    assert _wait_for(url, "Skirmish Revised")
+    edit = ("  title: Skirmish\n", "  title: Skirmish Revised\n")
+    url = _edit_while_served(served, "core/rules.html", "data/skirmish/module.yaml", edit, ("Skirmish", "Skirmish Revised"))
     menu = [title for _, title in NavLinks(_get(url)).entries]
     assert "Skirmish Revised" in menu and "Skirmish" not in menu
 
