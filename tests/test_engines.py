@@ -433,6 +433,26 @@ def test_serve_shows_a_new_module_title_in_every_pages_menu(served: tuple[Path, 
     assert "Skirmish Revised" in menu and "Skirmish" not in menu
 
 
+@pytest.mark.parametrize("served", ENGINES, indirect=True)
+def test_serve_shows_a_broken_save_on_every_page_until_it_is_fixed(served: tuple[Path, str]) -> None:
+    """`cadence serve` with either engine: a save that breaks the data turns every staged page into the located
+    problems; the fix brings the pages, and the same menu, back."""
+    project, base = served
+    url = f"{base}/skirmish/army-lists/rangers.html"
+    assert _wait_for(url, "Ranger Captain")
+    menu = NavLinks(_get(url)).entries
+    data = project / "data/skirmish/army-lists/rangers.yaml"
+    good = data.read_text(encoding="utf-8")
+    data.write_text(good.replace("lists: [Sidearms]", "lists: [Sidearmz]"), encoding="utf-8")
+    assert _wait_for(url, "error[unknown-weapon-list]")
+    assert "<code>data/skirmish/army-lists/rangers.yaml:24:28</code>" in _get(url) and "Ranger Captain" not in _get(url)
+    assert _wait_for(f"{base}/core/rules.html", "error[unknown-weapon-list]")
+    data.write_text(good, encoding="utf-8")
+    assert _wait_for(url, "Ranger Captain")
+    fixed = _get(url)
+    assert "rules-problems" not in fixed and NavLinks(fixed).entries == menu
+
+
 def test_properdocs_builds_the_same_html_as_mkdocs(tmp_path: Path) -> None:
     """ProperDocs, the maintained MkDocs 1.x fork, on the same staged tree: only the generator meta tag differs."""
     sites = {}
