@@ -13,9 +13,10 @@ an upgraded or edited generator never reads an older answer.
 Entries are plain values (numbers, strings, lists, tuples) written with `marshal`, never `pickle`:
 loading them builds data and runs nothing (a staging's files are plain bytes, each framed by its length).
 Each file starts with a magic word, the length and a CRC-32 of the rest (`header`), checked before anything
-is unmarshalled, so a truncated, corrupt or foreign file is a miss and is written again. The cache lives under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never
-in the project, so a project cannot plant an entry; writes go to a temporary file renamed into place,
-so a reader never sees half an entry. `CADENCE_NO_CACHE=1` (or `cadence --no-cache`) turns it off.
+is unmarshalled, so a truncated, corrupt or foreign file is a miss and is written again. The cache lives
+under `$XDG_CACHE_HOME/cadence-rules` (else `~/.cache`), never in the project, so a project cannot plant an
+entry; writes go to a temporary file renamed into place, so a reader never sees half an entry.
+`CADENCE_NO_CACHE=1` (or `cadence --no-cache`) turns it off.
 
 Entries no run has read or written for `KEEP_DAYS` days are removed, at most once a day, when a
 `cadence` command ends (`prune`): edited files leave their old records behind, and the cache would

@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository, a small fixture project, and real MkDocs builds of them."""
+"""Shared fixtures: the repository, a small fixture project, and real MkDocs and `cadence build` builds of them."""
 
 from __future__ import annotations
 
@@ -20,6 +20,13 @@ def mkdocs_build(project: Path, site: Path, strict: bool = True) -> subprocess.C
     if strict:
         command.append("--strict")
     return subprocess.run(command, cwd=project, capture_output=True, text=True, env={**_env(), "NO_MKDOCS_2_WARNING": "1"})
+
+
+def cadence_build(project: Path, site: Path, engine: str, strict: bool = True) -> subprocess.CompletedProcess[str]:
+    """A real `cadence build --engine ENGINE` of a project folder into `site`."""
+    command = [sys.executable, "-m", "generator.cli", "-C", str(project), "build", "--site-dir", str(site), "--engine", engine]
+    command += ["--strict"] if strict else []
+    return subprocess.run(command, capture_output=True, text=True, env={**_env(), "NO_MKDOCS_2_WARNING": "1"}, timeout=600)
 
 
 def _env() -> dict[str, str]:

@@ -385,7 +385,7 @@ def built_sites(workdir: Path) -> tuple[Path, list[tuple[Hostile, Path]]]:
 
 def zensical_sites(mkdocs_sites: tuple[Path, list[tuple[Hostile, Path]]], workdir: Path) -> tuple[Path, list[tuple[Hostile, Path]]]:
     """The clean and hostile projects of `built_sites`, each built by `cadence build --engine zensical` into `workdir`."""
-    from .test_engines import cadence_build
+    from .conftest import cadence_build
 
     clean_site, built = mkdocs_sites
     sites = []

@@ -31,17 +31,11 @@ from generator import cache, cli, postbuild
 from generator.postbuild import BuildContext
 from generator.staging import ASSETS_PREFIX, NAV_FILE, asset_files, asset_links, nav_in_docs, stage
 
-from .conftest import MINI, REPO, copy_project
+from .conftest import MINI, REPO, cadence_build, copy_project
 
 WASTELAND = REPO / "examples" / "wasteland-tactics"
 ENGINES = ("mkdocs", "zensical")
 PROJECTS = {"cadence": REPO, "wasteland": WASTELAND}
-
-
-def cadence_build(project: Path, site: Path, engine: str, strict: bool = True) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "generator.cli", "-C", str(project), "build", "--site-dir", str(site), "--engine", engine]
-    command += ["--strict"] if strict else []
-    return subprocess.run(command, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=600)
 
 
 @pytest.fixture(scope="session")
