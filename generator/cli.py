@@ -148,10 +148,9 @@ def recover_output(out: Path) -> None:
 #: with its command's entry point, as its package declares it in `console_scripts`.
 ENGINE_COMMANDS = {"mkdocs": "mkdocs.__main__:cli", "properdocs": "properdocs.__main__:cli", "zensical": "zensical.main:cli"}
 ENGINES = tuple(ENGINE_COMMANDS)
-#: The engines whose build writes Material's search index (`search/search_index.json`), which the post-build
-#: step adds the generator's own entries to. Zensical writes its own `search.json`: a build with it leaves the
-#: entries out, and staging does not work them out (a tenth of a second at 10x the shipped data).
-MERGES_SEARCH_ENTRIES = frozenset({"mkdocs", "properdocs"})
+#: The engines whose search index the post-build step adds the generator's own entries to: Material's
+#: `search/search_index.json` (MkDocs, ProperDocs) and Zensical's `search.json` (`postbuild.add_search_entries`).
+MERGES_SEARCH_ENTRIES = frozenset({"mkdocs", "properdocs", "zensical"})
 #: The engines that read the navigation from the docs folder (`staging.NAV_FILE`, Zensical's built-in
 #: awesome-nav): a module's new title then leaves the config as it was, and Zensical re-renders each page's
 #: navigation instead of every page from its Markdown (at 10x the shipped data 6 s instead of 12).

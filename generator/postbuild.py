@@ -88,15 +88,19 @@ PostBuildStep = Callable[[Path, BuildContext], None]
 
 
 def add_search_entries(site_dir: Path, context: BuildContext) -> None:
-    """Search entries of units, weapons, upgrades, rules and tables, merged into Material's index
-    (MkDocs and ProperDocs; Zensical writes its own `search.json`, which this leaves alone)."""
-    from .search_index import install_ranking, merge_search_entries
+    """Search entries of units, weapons, upgrades, rules and tables, merged into Material's index (MkDocs
+    and ProperDocs, with the site's ranking) or into Zensical's `search.json` (the entries it lacks)."""
+    from .search_index import INDEX, ZENSICAL_INDEX, install_ranking, merge_search_entries, merge_zensical_entries
 
-    if not (site_dir / "search" / "search_index.json").is_file():
+    material, zensical = (site_dir / INDEX).is_file(), (site_dir / ZENSICAL_INDEX).is_file()
+    if not (material or zensical):
         return
     search = context.search()
-    merge_search_entries(site_dir, list(search.entries), search.spelling_variants)
-    install_ranking(site_dir)
+    if material:
+        merge_search_entries(site_dir, list(search.entries), search.spelling_variants)
+        install_ranking(site_dir)
+    if zensical:
+        merge_zensical_entries(site_dir, list(search.entries))
 
 
 def add_service_worker(site_dir: Path, context: BuildContext) -> None:

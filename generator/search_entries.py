@@ -22,7 +22,7 @@ from typing import Any
 from .catalogue import ListEntry, Project, walk_sections
 from .layout import HEADING, SiteMap, find_directives, heading_ids
 from .model import Section, Table, Unit, UpgradeList, Weapon, WeaponList
-from .search_index import INDEX, SEPARATOR, Entry, SearchData, entry_name, install_ranking, merge_search_entries
+from .search_index import DEFINITION, INDEX, SEPARATOR, Entry, SearchData, entry_name, install_ranking, merge_search_entries
 
 __all__ = [
     "INDEX",
@@ -120,7 +120,7 @@ def rule_entries(project: Project, site_map: SiteMap) -> Iterator[Entry]:
                 continue
             page, anchor = place
             title = project.rule_title(rule)
-            yield Entry(f"{page}.html#{anchor}", rule.name, f"{title}{SEPARATOR}{where}", plain(rule.text)[:300], "rule")
+            yield Entry(f"{page}.html#{anchor}", rule.name, f"{title}{SEPARATOR}{where}", plain(rule.text)[:300], DEFINITION)
 
 
 def table_entries(project: Project, content: dict[str, str]) -> Iterator[Entry]:

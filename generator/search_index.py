@@ -79,12 +79,10 @@ def merge_search_entries(site_dir: Path, entries: list[Entry], spelling_variants
     name and kind, keeping the text the search plugin took from the page; the others are appended
     (after their page's own entry, which Material needs first). Does nothing without an index.
     """
-    path = site_dir / INDEX
-    if not path.is_file():
+    read = _read_index(site_dir / INDEX, "docs")
+    if read is None:
         return 0
-    index = json.loads(path.read_text(encoding="utf-8"))
-    docs: list[dict[str, Any]] = index["docs"]
-    by_location = {d["location"]: d for d in docs}
+    index, docs, by_location = read
     added = 0
     for entry in entries:
         record = entry.as_json()
@@ -96,7 +94,63 @@ def merge_search_entries(site_dir: Path, entries: list[Entry], spelling_variants
         by_location[entry.location] = record
         added += 1
     index["config"]["spelling_variants"] = {k.lower(): v.lower() for k, v in sorted(spelling_variants.items())}
+    _write_index(site_dir / INDEX, index)
+    return added
+
+
+def _read_index(path: Path, documents: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict[str, Any]]] | None:
+    """An engine's search index, its list of documents (under `documents`) and those by location; None without one."""
+    if not path.is_file():
+        return None
+    index = json.loads(path.read_text(encoding="utf-8"))
+    docs: list[dict[str, Any]] = index[documents]
+    return index, docs, {doc["location"]: doc for doc in docs}
+
+
+def _write_index(path: Path, index: dict[str, Any]) -> None:
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+#: Where Zensical writes its search index, relative to the site folder.
+ZENSICAL_INDEX = "search.json"
+#: The kind of entry that is a definition (a special rule): Material's pages of them carry a search boost.
+DEFINITION = "rule"
+
+
+def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
+    """Add to Zensical's index the entries it has no item for, and mark where each rule is defined;
+    returns how many items were added.
+
+    Zensical indexes headings only, so a unit, weapon or upgrade that is a row of a table is found
+    only through its section's text, below any heading that mentions it. Each such entry becomes an
+    item of its page: its name as the title (the field Zensical weighs most), its text, and its
+    page's breadcrumb path, one level below the section its anchor is in. Zensical has no page
+    weights (Material's `search.boost`): instead the item where a rule is defined ends its path with
+    the rule's name, a second match in a field weighed above the text, so the definition outranks a
+    weapon whose name begins with the rule's and whose text names it. Zensical shows titles, texts
+    and paths as HTML: every value from the data is escaped. Does nothing without an index.
+    """
+    read = _read_index(site_dir / ZENSICAL_INDEX, "items")
+    if read is None:
+        return 0
+    index, items, by_location = read
+    added = 0
+    for entry in entries:
+        name = html.escape(entry.name, quote=False)
+        item = by_location.get(entry.location)
+        if item is None:
+            page, _, anchor = entry.location.partition("#")
+            home = by_location.get(page, {})
+            section = by_location.get(f"{page}#{anchor.split('--', 1)[0]}", home)
+            level = int(section.get("level", 1)) + 1
+            item = {"location": entry.location, "level": level, "title": name, "text": html.escape(entry.text, quote=False)}
+            item.update(path=list(home.get("path", [])), tags=[])
+            items.append(item)
+            by_location[entry.location] = item
+            added += 1
+        if entry.kind == DEFINITION and item["path"][-1:] != [name]:
+            item["path"] = [*item["path"], name]
+    _write_index(site_dir / ZENSICAL_INDEX, index)
     return added
 
 

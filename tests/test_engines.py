@@ -228,7 +228,7 @@ def test_every_generator_asset_reaches_both_sites(engine_sites: dict[tuple[str, 
 
 
 def test_definitions_search_boost_is_in_the_mkdocs_index(engine_sites: dict[tuple[str, str], Path]) -> None:
-    """Material's search reads the boost from page meta; Zensical 0.0.x has no boost (README: its limits)."""
+    """Material's search reads the boost from page meta; Zensical 0.0.x has no boost (its equivalent: the next test)."""
     import json
 
     index = json.loads((engine_sites["cadence", "mkdocs"] / "search" / "search_index.json").read_text(encoding="utf-8"))
@@ -238,6 +238,35 @@ def test_definitions_search_boost_is_in_the_mkdocs_index(engine_sites: dict[tupl
     located = {item["location"].split("#")[0] for item in zensical["items"]}
     assert "core-rules/special-rules-appendix.html" in located
     assert not any(loc.endswith("/errata.html") for loc in located)  # `search: exclude` is honoured by both
+
+
+def test_zensical_index_holds_every_generator_entry_and_marks_each_rule_definition(engine_sites: dict[tuple[str, str], Path]) -> None:
+    """Zensical indexes headings only: the post-build step adds the units, weapons and upgrades of tables as items of
+    their page, with its breadcrumb path, and ends the path of each rule's definition with the rule's name."""
+    import json
+
+    material = json.loads((engine_sites["cadence", "mkdocs"] / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    items = json.loads((engine_sites["cadence", "zensical"] / "search.json").read_text(encoding="utf-8"))["items"]
+    by_location = {item["location"]: item for item in items}
+    assert len(by_location) == len(items)  # one item a place: an entry at a heading is that heading's item
+    ours = [doc for doc in material if "kind" in doc]
+    assert [doc["location"] for doc in ours if doc["location"] not in by_location] == []
+    take_down = by_location["survivors/gather-your-survivors.html#upgrades--take-down"]
+    assert take_down["title"] == "Take Down" and take_down["path"] == ["Games in Development", "Survivors", "Gather your Survivors"]
+    assert take_down["text"].startswith("The model may make a second attack action")
+    rules = [doc for doc in ours if doc["kind"] == "rule"]
+    assert len(rules) > 70
+    assert by_location["core-rules/special-rules-appendix.html#heavy"]["path"] == ["Core Rules", "Special Rules Appendix", "Heavy"]
+    # every section keeps its page's path; a rule's definition adds the rule's name, and nothing else changes
+    names = {doc["location"]: doc["name"] for doc in rules}
+    sections = [item for item in items if "#" in item["location"]]
+    changed = [
+        item["location"]
+        for item in sections
+        if item["path"]
+        != by_location[item["location"].split("#")[0]]["path"] + ([names[item["location"]]] if item["location"] in names else [])
+    ]
+    assert changed == []
 
 
 def test_cadence_build_merges_the_same_search_entries_as_the_plugin(engine_sites: dict[tuple[str, str], Path], built_site: Path) -> None:
