@@ -80,12 +80,13 @@ def cache_dir() -> Path:
 
 
 def _package_files(folder: Path) -> list[Path]:
-    """The generator's Python and YAML files, sorted (templates and assets play no part in a check)."""
+    """Every file of the generator, sorted: its code and labels, and its templates, theme and assets, which
+    the kept pages and the last staging were made from (a new builder script must reach the next build)."""
     found: list[Path] = []
     for entry in os.scandir(folder):
-        if entry.is_dir() and entry.name not in ("__pycache__", "templates", "theme", "assets"):
+        if entry.is_dir() and entry.name != "__pycache__":
             found.extend(_package_files(Path(entry.path)))
-        elif entry.name.endswith((".py", ".yaml")):
+        elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
             found.append(Path(entry.path))
     return sorted(found)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import marshal
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -717,3 +718,27 @@ def test_a_link_out_of_the_project_turns_the_staging_memo_off(project: Path, tmp
         assert (tmp_path / name / "docs" / "outside" / "page.md").is_file()
     assert len(calls) == 2
     assert entries(tmp_path / "cache", "staged") == [] and entries(tmp_path / "cache", cache.STAGED_FILES) == []
+
+
+def test_an_edited_generator_theme_template_or_asset_reaches_the_next_build(project: Path, tmp_path: Path) -> None:
+    """The kept pages and the last staging are keyed by the generator's hash: it covers its templates, theme
+    and assets too, so an upgrade that changes only a stylesheet or the page template is built, not the last
+    staging written out again."""
+    package = tmp_path / "code" / "generator"
+    shutil.copytree(REPO / "generator", package, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(package.parent), "NO_MKDOCS_2_WARNING": "1"}
+    env.pop(cache.NO_CACHE_ENV, None)
+
+    def build() -> str:
+        site = tmp_path / "site"
+        command = [sys.executable, "-m", "generator.cli", "--project", str(project), "build", "--quiet", "--site-dir", str(site)]
+        result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        return (site / "index.html").read_text(encoding="utf-8") + (site / "assets" / "rules" / "rules.css").read_text(encoding="utf-8")
+
+    assert "rules-games" in build()
+    theme, style = package / "theme" / "main.html", package / "assets" / "rules.css"
+    theme.write_text(theme.read_text(encoding="utf-8").replace("{{ super() }}", "{{ super() }}<!-- theme-edited -->"), encoding="utf-8")
+    style.write_text(style.read_text(encoding="utf-8") + "\n/* style-edited */\n", encoding="utf-8")
+    built = build()
+    assert "<!-- theme-edited -->" in built and "/* style-edited */" in built
