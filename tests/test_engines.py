@@ -121,6 +121,29 @@ class NavLinks(HTMLParser):
             self._text += data
 
 
+class GameLinks(NavLinks):
+    """The game switcher under the header (`generator/theme/main.html`): each game's target and title, the current
+    game's title starred."""
+
+    def __init__(self, text: str) -> None:
+        self._switcher = False
+        super().__init__(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attr = dict(attrs)
+        if tag == "nav":
+            self._switcher = "rules-games" in (attr.get("class") or "").split()
+        elif self._switcher and tag == "a" and not self._depth:
+            href = attr.get("href") or ""
+            self._depth, self._href = 1, posixpath.normpath(urllib.parse.unquote(href))
+            self._text = "*" if attr.get("aria-current") == "true" else ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "nav":
+            self._switcher = False
+        super().handle_endtag(tag)
+
+
 def pages_of(site: Path) -> dict[str, Page]:
     """Every content page of a built site (the engines' own 404 pages left out)."""
     return {
@@ -159,9 +182,14 @@ def test_both_engines_build_the_same_site(name: str, engine_sites: dict[tuple[st
         assert tooltips == sorted((href, title) for href, title in other.links if title), path
         rule_links += sum(1 for href, title in page.links if title and "#" in href)
     assert rule_links > 50  # rule links with their tooltips are on the pages, in both engines
-    for path in mkdocs_pages:  # the same menu, entry for entry, on every page
-        menu = NavLinks((mkdocs_site / path).read_text(encoding="utf-8")).entries
-        assert len(menu) > 10 and menu == NavLinks((zensical_site / path).read_text(encoding="utf-8")).entries, path
+    for path in mkdocs_pages:  # the same menu, entry for entry, and the same game switcher, on every page
+        mkdocs_page, zensical_page = (mkdocs_site / path).read_text(encoding="utf-8"), (zensical_site / path).read_text(encoding="utf-8")
+        menu = NavLinks(mkdocs_page).entries
+        assert len(menu) > 10 and menu == NavLinks(zensical_page).entries, path
+        games = GameLinks(mkdocs_page).entries
+        assert len(games) >= (8 if name == "cadence" else 1) and games == GameLinks(zensical_page).entries, path
+    fracture = GameLinks((zensical_site / "fracture/builder.html").read_text(encoding="utf-8")).entries if name == "cadence" else []
+    assert name != "cadence" or ("index.html", "*Fracture") in fracture, fracture
     assert broken_links(mkdocs_site, mkdocs_pages) == []
     assert broken_links(zensical_site, zensical_pages) == []
 
