@@ -30,7 +30,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from ..conftest import copy_project, mkdocs_build
+from ..conftest import cadence_build, copy_project, mkdocs_build
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -230,6 +230,23 @@ def _browsing(browser: Browser, url: str) -> Iterator[Browsing]:
 def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
     """Pages on the built repository site; every context opened in a test is closed after it."""
     yield from _browsing(browser, site_url)
+
+
+@pytest.fixture(scope="session")
+def zensical_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The repository's site as `cadence build --engine zensical` builds it, served."""
+    site = tmp_path_factory.mktemp("zensical") / "site"
+    result = cadence_build(REPO, site, "zensical")
+    if result.returncode != 0 or not (site / "index.html").is_file():
+        pytest.fail(f"cadence build --engine zensical failed (exit {result.returncode}):\n{result.stdout}\n{result.stderr}", pytrace=False)
+    with serve(site) as url:
+        yield url
+
+
+@pytest.fixture
+def zensical(browser: Browser, zensical_url: str) -> Iterator[Browsing]:
+    """Pages on the repository's site built by Zensical."""
+    yield from _browsing(browser, zensical_url)
 
 
 @pytest.fixture(scope="session")

@@ -482,6 +482,18 @@ def add_unit(page: Page, index: int, unit: str, model: str, count: int, weapons:
             box.get_by_label(re.compile(f"^{re.escape(name)}( \\(|$)")).check()
 
 
+def total_in_view(page: Page) -> bool:
+    """Whether the army's total, stuck under the header and game switcher once the page scrolls, is on top
+    there: the element at the middle of its text is the total itself, not the switcher above it."""
+    return bool(
+        page.evaluate(
+            """() => { const total = document.querySelector('#rb-total'), box = total.getBoundingClientRect();
+            const at = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+            return window.scrollY > 0 && box.top >= 0 && total.contains(at); }"""
+        )
+    )
+
+
 def cadence_roster(path: Path) -> tuple[int, dict[str, Any]]:
     proc = subprocess.run(
         [sys.executable, "-m", "generator.cli", "-C", str(REPO), "roster", str(path), "--format", "json"],
@@ -499,9 +511,9 @@ def page_verdict(page: Page) -> dict[str, Any]:
     )
 
 
-def test_player_builds_shares_and_prints_a_fracture_army_on_a_phone(site: Browsing, artifacts: Path, tmp_path: Path) -> None:
-    page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
-    open_builder(page, site.url("fracture/builder.html"))
+def click_legal_army(page: Page, url: str) -> None:
+    """Open the builder at `url` and click `LEGAL_ARMY` together on a phone: legal, its total in view."""
+    open_builder(page, url)
     page.select_option("#rb-list", label="Marauders")
     page.select_option("#rb-size", value="1000")
     for index, (unit, model, count, weapons, upgrades) in enumerate(LEGAL_ARMY):
@@ -509,6 +521,12 @@ def test_player_builds_shares_and_prints_a_fracture_army_on_a_phone(site: Browsi
     expect(page.locator(".rb-status")).to_have_attribute("data-verdict", "legal")
     expect(page.locator("#rb-total")).to_contain_text("978 / 1000")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the builder is wider than the phone"
+    assert total_in_view(page), "the total is hidden behind the header or the game switcher"
+
+
+def test_player_builds_shares_and_prints_a_fracture_army_on_a_phone(site: Browsing, artifacts: Path, tmp_path: Path) -> None:
+    page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    click_legal_army(page, site.url("fracture/builder.html"))
     page.screenshot(path=str(artifacts / "builder-legal-phone.png"), full_page=False)
 
     # The roster file the page saves gets the same verdict from `cadence roster`.
@@ -552,6 +570,17 @@ def test_player_builds_shares_and_prints_a_fracture_army_on_a_phone(site: Browsi
     code, cli = cadence_roster(illegal_file)
     assert code == 1 and _canonical(cli) == _canonical(page_verdict(page))
     assert not problems.all() and not other_problems.all()
+
+
+def test_player_builds_a_fracture_army_on_a_phone_on_the_zensical_site(zensical: Browsing, artifacts: Path) -> None:
+    """The builder is the generator's own page script: on the site Zensical builds it works the same."""
+    page, problems = zensical.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    click_legal_army(page, zensical.url("fracture/builder.html"))
+    page.screenshot(path=str(artifacts / "builder-legal-phone-zensical.png"), full_page=False)
+    add_unit(page, len(LEGAL_ARMY), "Warlord", "Warlord", 1, ["Buzzsaw"], [])
+    expect(page.locator(".rb-status")).to_have_attribute("data-verdict", "illegal")
+    assert "the army may include at most 1 'Warlord' (it has 2)" in page.locator("#rb-problems li").all_inner_texts()
+    assert not problems.all(), problems.all()
 
 
 def test_keyboard_alone_adds_a_unit(site: Browsing) -> None:
