@@ -128,12 +128,16 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
     weights (Material's `search.boost`): instead the item where a rule is defined ends its path with
     the rule's name, a second match in a field weighed above the text, so the definition outranks a
     weapon whose name begins with the rule's and whose text names it. Zensical shows titles, texts
-    and paths as HTML: every value from the data is escaped. Does nothing without an index.
+    and paths as HTML but numeric character references as written: every value from the data is
+    escaped with named ones only, and the paths Zensical wrote (from menu titles the generator
+    escaped, "Devil&#x27;s Bluff") are written so too. Does nothing without an index.
     """
     read = _read_index(site_dir / ZENSICAL_INDEX, "items")
     if read is None:
         return 0
     index, items, by_location = read
+    for item in items:
+        item["path"] = [html.escape(html.unescape(part), quote=False) for part in item.get("path", [])]
     added = 0
     for entry in entries:
         name = html.escape(entry.name, quote=False)

@@ -295,6 +295,9 @@ def test_zensical_index_holds_every_generator_entry_and_marks_each_rule_definiti
         != by_location[item["location"].split("#")[0]]["path"] + ([names[item["location"]]] if item["location"] in names else [])
     ]
     assert changed == []
+    # Zensical's results show "&#x27;" as written: every path uses named references only
+    assert [item["location"] for item in items if any(re.search(r"&#\w+;", part) for part in item["path"])] == []
+    assert by_location["devils-bluff/missions.html"]["path"] == ["Released Games", "Devil's Bluff", "Missions"]
 
 
 def test_cadence_build_merges_the_same_search_entries_as_the_plugin(engine_sites: dict[tuple[str, str], Path], built_site: Path) -> None:
