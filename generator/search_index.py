@@ -136,8 +136,8 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
     if read is None:
         return 0
     index, items, by_location = read
-    for item in items:
-        item["path"] = [html.escape(html.unescape(part), quote=False) for part in item.get("path", [])]
+    for known in items:
+        known["path"] = [html.escape(html.unescape(part), quote=False) for part in known.get("path", [])]
     added = 0
     for entry in entries:
         name = html.escape(entry.name, quote=False)
