@@ -24,14 +24,31 @@ SEARCH_WORD = "armour"
 
 
 def violations(page: Page, axe_script: str) -> list[dict[str, object]]:
+    """axe-core's violations; `shadow` counts the nodes inside a shadow root (a node there is targeted by a
+    list of selectors, host first)."""
     page.add_script_tag(content=axe_script)
     found: list[dict[str, object]] = page.evaluate(
         """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations.map(v => ({
             id: v.id, impact: v.impact, count: v.nodes.length,
+            shadow: v.nodes.filter(n => Array.isArray(n.target[0])).length,
             where: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary.split("\\n")[1]),
         }))"""
     )
     return found
+
+
+def open_search(page: Page, word: str) -> None:
+    """Type `word` into the site's search and wait for results: Material's search box, or Zensical's dialog
+    (its own search button, results in an open shadow root, which axe-core reads too)."""
+    material = page.locator("input.md-search__input")
+    if material.count():
+        material.click()
+        page.keyboard.type(word, delay=20)
+        expect(page.locator("ol.md-search-result__list > li").first).to_be_visible()
+    else:
+        page.locator("button.md-search__button").click()
+        page.keyboard.type(word, delay=20)
+        expect(page.locator("ol[role=listbox] a[role=option]").first).to_be_visible()
 
 
 def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "dark"], axe_script: str, word: str) -> dict[str, list]:
@@ -43,9 +60,7 @@ def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "
             "() => !document.querySelector('article table') || document.querySelector('article .md-typeset__scrollwrap')"
         )
         if path.endswith("#search"):
-            page.locator("input.md-search__input").click()
-            page.keyboard.type(word, delay=20)
-            expect(page.locator("ol.md-search-result__list > li").first).to_be_visible()
+            open_search(page, word)
         report[path] = violations(page, axe_script)
     assert problems.all() == [], "\n".join(problems.all())
     return report
@@ -63,3 +78,24 @@ def test_no_serious_violations(
     (artifacts / f"axe-{scheme}.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     serious = {path: [v for v in found if v["impact"] in ("serious", "critical")] for path, found in report.items()}
     assert not any(serious.values()), json.dumps({p: v for p, v in serious.items() if v}, indent=2)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_violations_on_the_zensical_site(
+    zensical: Browsing, axe_script: str, artifacts: Path, scheme: Literal["light", "dark"]
+) -> None:
+    """The same pages, search open included, on the site Zensical builds (its own theme and search dialog).
+
+    Zensical's search dialog, in a shadow root the generator cannot style, has two serious findings of its
+    own (README, Zensical's limits): the words found are marked in the accent colour at 4.2:1, and its list
+    of results scrolls without anything in it taking the focus (the input keeps it, as a combobox's does).
+    Everything outside that shadow root must be free of serious violations."""
+    report = check_pages(zensical, CADENCE_PAGES, scheme, axe_script, SEARCH_WORD)
+    (artifacts / f"axe-zensical-{scheme}.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    serious = {
+        path: [v for v in found if v["impact"] in ("serious", "critical") and v["count"] > v["shadow"]] for path, found in report.items()
+    }
+    assert not any(serious.values()), json.dumps({p: v for p, v in serious.items() if v}, indent=2)
+    in_dialog = {v["id"] for found in report.values() for v in found if v["impact"] in ("serious", "critical") and v["shadow"]}
+    assert in_dialog <= {"color-contrast", "scrollable-region-focusable"}, in_dialog
