@@ -291,6 +291,20 @@ def test_keyboard_reaches_search_and_table_rule_links(site: Browsing) -> None:
     expect(page.locator(f"article [id='{anchor}']")).to_be_in_viewport()
 
 
+@pytest.mark.browser
+def test_keyboard_reaches_search_on_the_zensical_site(zensical: Browsing) -> None:
+    """Zensical's search opens from a button in the header: Tab reaches it, Enter opens the dialog, typing searches."""
+    page, problems = zensical.new_page()
+    open_page(page, zensical.url("index.html"))
+    path = tab_until(page, lambda a: a["tag"] == "button" and "md-search__button" in str(a["cls"]), limit=30)
+    assert len(path) <= 10, f"the search button is {len(path)} Tab presses from the top"
+    page.keyboard.press("Enter")
+    page.keyboard.type("Rapid Fire", delay=30)
+    first = page.locator("ol[role=listbox] a[role=option]").first
+    expect(first).to_have_attribute("href", re.compile(r"/core-rules/special-rules-appendix\.html\?h=[^#]*#rapid-fire$"))
+    assert problems.all() == [], "\n".join(problems.all())
+
+
 # --- 8. escaping ------------------------------------------------------------------------------------
 
 
