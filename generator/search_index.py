@@ -130,7 +130,8 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
     weapon whose name begins with the rule's and whose text names it. Zensical shows titles, texts
     and paths as HTML but numeric character references as written: every value from the data is
     escaped with named ones only, and the paths Zensical wrote (from menu titles the generator
-    escaped, "Devil&#x27;s Bluff") are written so too. Does nothing without an index.
+    escaped, "Devil&#x27;s Bluff") are written so too. The items go shortest title first
+    (`_shown_length`). Does nothing without an index.
     """
     read = _read_index(site_dir / ZENSICAL_INDEX, "items")
     if read is None:
@@ -154,8 +155,16 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
             added += 1
         if entry.kind == DEFINITION and item["path"][-1:] != [name]:
             item["path"] = [*item["path"], name]
+    items.sort(key=_shown_length)  # stable: items whose titles are as long keep Zensical's order
     _write_index(site_dir / ZENSICAL_INDEX, index)
     return added
+
+
+def _shown_length(item: dict[str, Any]) -> int:
+    """How long an index item's title reads. Zensical ranks a name no higher than a longer one it begins and
+    breaks such ties by the index's order (moving "Bow" before "Bowie Knife" puts it first): with the items
+    shortest title first, the name typed in full wins."""
+    return len(html.unescape(re.sub(r"<[^>]+>", "", str(item.get("title", "")))))
 
 
 def entry_name(title: str) -> str:

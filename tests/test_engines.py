@@ -298,6 +298,12 @@ def test_zensical_index_holds_every_generator_entry_and_marks_each_rule_definiti
     # Zensical's results show "&#x27;" as written: every path uses named references only
     assert [item["location"] for item in items if any(re.search(r"&#\w+;", part) for part in item["path"])] == []
     assert by_location["devils-bluff/missions.html"]["path"] == ["Released Games", "Devil's Bluff", "Missions"]
+    # shortest title first, so that of a name and a longer one it begins, the name comes first
+    lengths = [len(html.unescape(re.sub(r"<[^>]+>", "", item["title"]))) for item in items]
+    assert lengths == sorted(lengths)
+    assert list(by_location).index("survivors/gather-your-survivors.html#ranged-weapons--bow") < list(by_location).index(
+        "devils-bluff/making-your-gang.html#special-weapons--bowie-knife"
+    )
 
 
 def test_cadence_build_merges_the_same_search_entries_as_the_plugin(engine_sites: dict[tuple[str, str], Path], built_site: Path) -> None:

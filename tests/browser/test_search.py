@@ -97,8 +97,8 @@ ZENSICAL_FIRST_RESULTS = """async ([queries, root]) => {
   return out;
 }"""
 
-#: Zensical ranks no exact name above a longer one it begins (ties go by the index's order): the one weapon
-#: list it misses of 16, "Weapons", finds the core rules' section of that name first.
+#: Zensical has no ranking of its own for a name defined in several places: the one weapon list it misses of 16,
+#: "Weapons", finds the core rules' section of that very name first (Material's site ranks a definition first).
 ZENSICAL_TARGETS = {**TARGETS, "weapon list": 0.9}
 
 
