@@ -148,9 +148,6 @@ def recover_output(out: Path) -> None:
 #: with its command's entry point, as its package declares it in `console_scripts`.
 ENGINE_COMMANDS = {"mkdocs": "mkdocs.__main__:cli", "properdocs": "properdocs.__main__:cli", "zensical": "zensical.main:cli"}
 ENGINES = tuple(ENGINE_COMMANDS)
-#: The engines whose search index the post-build step adds the generator's own entries to: Material's
-#: `search/search_index.json` (MkDocs, ProperDocs) and Zensical's `search.json` (`postbuild.add_search_entries`).
-MERGES_SEARCH_ENTRIES = frozenset({"mkdocs", "properdocs", "zensical"})
 #: The engines that read the navigation from the docs folder (`staging.NAV_FILE`, Zensical's built-in
 #: awesome-nav): a module's new title then leaves the config as it was, and Zensical re-renders each page's
 #: navigation instead of every page from its Markdown (at 10x the shipped data 6 s instead of 12).
@@ -370,13 +367,11 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
     try:
         # Staging and the engine each run in a process of their own: the generator's memory is freed
         # before the engine starts, and this process stays as it was for the post-build steps.
-        kept_entries = work / "search-entries.json"  # left by staging for the post-build search step
-        entries = kept_entries if args.engine in MERGES_SEARCH_ENTRIES else None
-        if entries is None:
-            kept_entries.unlink(missing_ok=True)  # a kept folder's, from a build with another engine
-        wanted = ["--search-entries", str(entries)] if entries is not None else []
+        # Left by staging for the post-build step, which adds them to any engine's search index
+        # (Material's or Zensical's: `postbuild.add_search_entries`).
+        entries = work / "search-entries.json"
         flags = [*(["--strict"] if args.strict else []), *(["--nav-file"] if args.engine in NAV_IN_DOCS else [])]
-        staging = [str(root), str(work), *wanted, *flags]
+        staging = [str(root), str(work), "--search-entries", str(entries), *flags]
         process = run_apart("generator.staging:main_apart", staging, env)
         if process.wait() != 0:
             print(failed, file=sys.stderr)

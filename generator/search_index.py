@@ -148,8 +148,8 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
             home = by_location.get(page, {})
             section = by_location.get(f"{page}#{anchor.split('--', 1)[0]}", home)
             level = int(section.get("level", 1)) + 1
-            item = {"location": entry.location, "level": level, "title": name, "text": html.escape(entry.text, quote=False)}
-            item.update(path=list(home.get("path", [])), tags=[])
+            text = html.escape(entry.text, quote=False)
+            item = {"location": entry.location, "level": level, "title": name, "text": text, "path": list(home.get("path", [])), "tags": []}
             items.append(item)
             by_location[entry.location] = item
             added += 1
@@ -164,12 +164,17 @@ def _shown_length(item: dict[str, Any]) -> int:
     """How long an index item's title reads. Zensical ranks a name no higher than a longer one it begins and
     breaks such ties by the index's order (moving "Bow" before "Bowie Knife" puts it first): with the items
     shortest title first, the name typed in full wins."""
-    return len(html.unescape(re.sub(r"<[^>]+>", "", str(item.get("title", "")))))
+    return len(_plain(str(item.get("title", ""))))
 
 
 def entry_name(title: str) -> str:
     """The name part of an index title (plain or marked up): before the separator, without tags."""
-    return html.unescape(re.sub(r"<[^>]+>", "", title)).split(SEPARATOR, 1)[0].strip()
+    return _plain(title).split(SEPARATOR, 1)[0].strip()
+
+
+def _plain(title: str) -> str:
+    """An index title as it reads: without tags, its character references resolved."""
+    return html.unescape(re.sub(r"<[^>]+>", "", title))
 
 
 #: The ranking prepended to Material's search worker, and the worker files it goes into.
