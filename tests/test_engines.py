@@ -107,8 +107,7 @@ class NavLinks(HTMLParser):
         if self._depth:
             self._depth += 1
         elif "md-nav__link" in (dict(attrs).get("class") or "").split():
-            href = dict(attrs).get("href")
-            self._depth, self._text, self._href = 1, "", posixpath.normpath(urllib.parse.unquote(href)) if href else ""
+            self._depth, self._text, self._href = 1, "", _target(dict(attrs).get("href"))
 
     def handle_endtag(self, tag: str) -> None:
         if self._depth:
@@ -119,6 +118,11 @@ class NavLinks(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._depth:
             self._text += data
+
+
+def _target(href: str | None) -> str:
+    """A link's target as both engines' can be compared: unquoted and normalised ("" for none)."""
+    return posixpath.normpath(urllib.parse.unquote(href)) if href else ""
 
 
 class GameLinks(NavLinks):
@@ -134,8 +138,7 @@ class GameLinks(NavLinks):
         if tag == "nav":
             self._switcher = "rules-games" in (attr.get("class") or "").split()
         elif self._switcher and tag == "a" and not self._depth:
-            href = attr.get("href") or ""
-            self._depth, self._href = 1, posixpath.normpath(urllib.parse.unquote(href))
+            self._depth, self._href = 1, _target(attr.get("href"))
             self._text = "*" if attr.get("aria-current") == "true" else ""
 
     def handle_endtag(self, tag: str) -> None:
@@ -188,8 +191,9 @@ def test_both_engines_build_the_same_site(name: str, engine_sites: dict[tuple[st
         assert len(menu) > 10 and menu == NavLinks(zensical_page).entries, path
         games = GameLinks(mkdocs_page).entries
         assert len(games) >= (8 if name == "cadence" else 1) and games == GameLinks(zensical_page).entries, path
-    fracture = GameLinks((zensical_site / "fracture/builder.html").read_text(encoding="utf-8")).entries if name == "cadence" else []
-    assert name != "cadence" or ("index.html", "*Fracture") in fracture, fracture
+    if name == "cadence":  # the current game marked
+        fracture = GameLinks((zensical_site / "fracture/builder.html").read_text(encoding="utf-8")).entries
+        assert ("index.html", "*Fracture") in fracture, fracture
     assert broken_links(mkdocs_site, mkdocs_pages) == []
     assert broken_links(zensical_site, zensical_pages) == []
 
