@@ -89,7 +89,8 @@ PostBuildStep = Callable[[Path, BuildContext], None]
 
 def add_search_entries(site_dir: Path, context: BuildContext) -> None:
     """Search entries of units, weapons, upgrades, rules and tables, merged into Material's index (MkDocs
-    and ProperDocs, with the site's ranking) or into Zensical's `search.json` (the entries it lacks)."""
+    and ProperDocs) or into Zensical's `search.json` (the entries it lacks), and the site's ranking put
+    into the engine's search worker."""
     from .search_index import INDEX, ZENSICAL_INDEX, install_ranking, merge_search_entries, merge_zensical_entries
 
     material, zensical = (site_dir / INDEX).is_file(), (site_dir / ZENSICAL_INDEX).is_file()
@@ -98,9 +99,9 @@ def add_search_entries(site_dir: Path, context: BuildContext) -> None:
     search = context.search()
     if material:
         merge_search_entries(site_dir, list(search.entries), search.spelling_variants)
-        install_ranking(site_dir)
     if zensical:
-        merge_zensical_entries(site_dir, list(search.entries))
+        merge_zensical_entries(site_dir, list(search.entries), search.spelling_variants)
+    install_ranking(site_dir)
 
 
 def add_service_worker(site_dir: Path, context: BuildContext) -> None:

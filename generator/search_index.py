@@ -93,7 +93,7 @@ def merge_search_entries(site_dir: Path, entries: list[Entry], spelling_variants
         docs.append(record)
         by_location[entry.location] = record
         added += 1
-    index["config"]["spelling_variants"] = {k.lower(): v.lower() for k, v in sorted(spelling_variants.items())}
+    index["config"]["spelling_variants"] = _lowered(spelling_variants)
     _write_index(site_dir / INDEX, index)
     return added
 
@@ -117,7 +117,7 @@ ZENSICAL_INDEX = "search.json"
 DEFINITION = "rule"
 
 
-def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
+def merge_zensical_entries(site_dir: Path, entries: list[Entry], spelling_variants: dict[str, str]) -> int:
     """Add to Zensical's index the entries it has no item for, and mark where each rule is defined;
     returns how many items were added.
 
@@ -131,7 +131,10 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
     and paths as HTML but numeric character references as written: every value from the data is
     escaped with named ones only, and the paths Zensical wrote (from menu titles the generator
     escaped, "Devil&#x27;s Bluff") are written so too. The items go shortest title first
-    (`_shown_length`). Does nothing without an index.
+    (`_shown_length`). Each entry's item carries its `kind` and `name` (a heading may read otherwise:
+    "Rocket Packs") and the index's config the spelling variants, for the ranking `install_ranking` puts
+    into Zensical's worker as into Material's.
+    Does nothing without an index.
     """
     read = _read_index(site_dir / ZENSICAL_INDEX, "items")
     if read is None:
@@ -155,9 +158,16 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry]) -> int:
             added += 1
         if entry.kind == DEFINITION and item["path"][-1:] != [name]:
             item["path"] = [*item["path"], name]
-    items.sort(key=_shown_length)  # stable: items whose titles are as long keep Zensical's order
+        item["kind"], item["name"] = entry.kind, entry.name
+    items.sort(key=_shown_length)
+    index["config"]["spelling_variants"] = _lowered(spelling_variants)  # stable: items whose titles are as long keep Zensical's order
     _write_index(site_dir / ZENSICAL_INDEX, index)
     return added
+
+
+def _lowered(spelling_variants: dict[str, str]) -> dict[str, str]:
+    """The variants as the ranking looks them up: lowercase, in a fixed order."""
+    return {k.lower(): v.lower() for k, v in sorted(spelling_variants.items())}
 
 
 def _shown_length(item: dict[str, Any]) -> int:
@@ -183,7 +193,8 @@ WORKERS = "assets/javascripts/workers/search*.js"
 
 
 def install_ranking(site_dir: Path) -> int:
-    """Put the site's ranking at the head of Material's search worker; returns how many workers.
+    """Put the site's ranking at the head of the engine's search worker (Material's or Zensical's, at the
+    same path); returns how many workers.
 
     Material's page code creates its worker before any extra script runs, so the ranking goes
     into the worker itself: its message listener then runs first, and it wraps `postMessage`.

@@ -1,5 +1,5 @@
-/* Cadence search ranking, put by the build at the head of Material's search worker. It ranks the
- * way players look things up, as `cadence search` does (generator/search.py):
+/* Cadence search ranking, put by the build at the head of the engine's search worker (Material's or
+ * Zensical's). It ranks the way players look things up, as `cadence search` does (generator/search.py):
  *
  * - words are trimmed of punctuation as the index's are ("Charge!" finds Charge!);
  * - a word spelled the other way ("armor") is searched as the site spells it ("armour"), from the
@@ -9,15 +9,20 @@
  *   query) before other games';
  * - otherwise the reader's game's definitions come before the rest.
  *
- * It runs before Material's own worker code: its listener sees each message first (and respells the
- * query in place), and it wraps postMessage to reorder the results going back. */
+ * It runs before the worker's own code: its listener sees each message first (and respells the query
+ * in place), and it wraps postMessage to reorder the results going back. Material's worker answers
+ * with every result, grouped by page; Zensical's with the best ten at a time, each naming its item
+ * by its place in the index: those ten are reordered, Zensical's order breaking ties. */
 (function () {
   "use strict";
   var SETUP = 0, QUERY = 2, RESULT = 3;
   var SEPARATOR = " \u2014 ";
   var WORD = /[\p{L}\p{N}']+/gu;
   var ENTITIES = { amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'", "#x27": "'" };
-  var variants = {}, query = "", game = "";
+  var variants = {}, query = "", game = "", root = "";
+  /* Zensical's: the index's items (a result names one by its place), the definitions' places by their
+   * names' keys, and the definition put first in the last query's first ten (-1: none). */
+  var items = [], definitions = {}, lifted = -1;
 
   /* Each word trimmed of punctuation at its ends, as the index's trimmer trims it ("Charge!"),
    * a leading + or - (Material's operators) kept. */
@@ -48,8 +53,14 @@
     return text.split(SEPARATOR)[0];
   }
 
+  /* The game a result is in: the first folder of its location below the site's root. */
+  function gameOf(item) {
+    var location = root !== "" && item.location.indexOf(root) === 0 ? item.location.slice(root.length) : item.location;
+    return location.split("/")[0];
+  }
+
   function tier(item, wanted) {
-    var here = game !== "" && item.location.split("/")[0] === game;
+    var here = game !== "" && gameOf(item) === game;
     var definition = typeof item.kind === "string";
     if (wanted && key(nameOf(item)) === wanted) return 2 + 2 * definition + here;
     return here && definition ? 1 : 0;
@@ -84,19 +95,53 @@
   self.addEventListener("message", function (event) {
     var message = event.data;
     if (!message) return;
-    if (message.type === SETUP && message.data && message.data.config)
+    if (message.type === SETUP && message.data && message.data.config) {
       variants = message.data.config.spelling_variants || {};
-    if (message.type === QUERY && typeof message.data === "string") {
+      items = Array.isArray(message.data.items) ? message.data.items : [];
+      definitions = {};
+      items.forEach(function (item, id) {
+        if (typeof item.kind !== "string") return;
+        var name = key(nameOf(item));
+        (definitions[name] = definitions[name] || []).push(id);
+      });
+    }
+    if (message.type !== QUERY || !message.data) return;
+    game = typeof message.game === "string" ? message.game : "";
+    root = typeof message.root === "string" ? message.root : "";
+    if (typeof message.data === "string") {  // Material's
       query = message.data;
-      game = typeof message.game === "string" ? message.game : "";
       message.data = trim(respell(message.data));
+    } else if (typeof message.data.input === "string") {  // Zensical's: its separator trims the words
+      query = message.data.input;
+      message.data.input = respell(query);
     }
   });
+
+  /* Zensical's first ten results in the new order; a later ten keeps its place after them. When the name
+   * typed is defined in the reader's game and the ten leave that definition out (a name many games use,
+   * "Upgrades"), it is put among them, and left out of the later tens. */
+  function rerankFirst(found) {
+    var wanted = key(query);
+    var own = game === "" ? [] : (definitions[wanted] || []).filter(function (id) { return gameOf(items[id]) === game; });
+    var ids = found.map(function (result) { return result.id; });
+    lifted = own.length && !own.some(function (id) { return ids.indexOf(id) !== -1; }) ? own[0] : -1;
+    if (lifted !== -1) found = [{ id: lifted, matches: [] }].concat(found);
+    return found.map(function (result, at) {
+      var item = items[result.id];
+      return { result: result, tier: item ? tier(item, wanted) : 0, at: at };
+    }).sort(function (a, b) { return b.tier - a.tier || a.at - b.at; }).map(function (entry) { return entry.result; });
+  }
+
+  function reranked(data) {
+    if (!data.pagination) return Object.assign({}, data, { items: rerank(data.items) });
+    if (data.pagination.prev === undefined) return Object.assign({}, data, { items: rerankFirst(data.items) });
+    return Object.assign({}, data, { items: data.items.filter(function (result) { return result.id !== lifted; }) });
+  }
 
   var post = self.postMessage.bind(self);
   self.postMessage = function (message) {
     if (message && message.type === RESULT && message.data && Array.isArray(message.data.items))
-      message = { type: RESULT, data: Object.assign({}, message.data, { items: rerank(message.data.items) }) };
+      message = { type: RESULT, data: reranked(message.data) };
     return post.apply(self, [message].concat(Array.prototype.slice.call(arguments, 1)));
   };
 })();

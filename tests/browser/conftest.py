@@ -232,15 +232,26 @@ def site(browser: Browser, site_url: str) -> Iterator[Browsing]:
     yield from _browsing(browser, site_url)
 
 
-@pytest.fixture(scope="session")
-def zensical_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The repository's site as `cadence build --engine zensical` builds it, served."""
+def _zensical_site(project: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A project's site as `cadence build --engine zensical` builds it, served."""
     site = tmp_path_factory.mktemp("zensical") / "site"
-    result = cadence_build(REPO, site, "zensical")
+    result = cadence_build(project, site, "zensical")
     if result.returncode != 0 or not (site / "index.html").is_file():
         pytest.fail(f"cadence build --engine zensical failed (exit {result.returncode}):\n{result.stdout}\n{result.stderr}", pytrace=False)
     with serve(site) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def zensical_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The repository's site as `cadence build --engine zensical` builds it, served."""
+    yield from _zensical_site(REPO, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def wasteland_zensical_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Wasteland Tactics example as `cadence build --engine zensical` builds it, served."""
+    yield from _zensical_site(REPO / "examples" / "wasteland-tactics", tmp_path_factory)
 
 
 @pytest.fixture
