@@ -26,6 +26,7 @@ from .report import FORMATS, format_problems
 if TYPE_CHECKING:
     from .catalogue import Project
     from .incremental import PageCache
+    from .serve_search import ServedSearch
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -152,6 +153,8 @@ ENGINES = tuple(ENGINE_COMMANDS)
 #: awesome-nav): a module's new title then leaves the config as it was, and Zensical re-renders each page's
 #: navigation instead of every page from its Markdown (at 10x the shipped data 6 s instead of 12).
 NAV_IN_DOCS = frozenset({"zensical"})
+#: Engines that run the hooks a config names (Zensical runs none).
+RUNS_HOOKS = frozenset({"mkdocs", "properdocs"})
 
 
 def engine_arguments(action: str, config_file: Path, *extra: str) -> list[str]:
@@ -351,6 +354,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> int:
     """Stage into `work`, run the engine there, run the post-build steps and swap the site in."""
     from .postbuild import BuildContext, PostBuildError, run
+    from .staging import SEARCH_FILE
 
     built = work / "site"
     process: Child | None = None
@@ -369,7 +373,7 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
         # before the engine starts, and this process stays as it was for the post-build steps.
         # Left by staging for the post-build step, which adds them to any engine's search index
         # (Material's or Zensical's: `postbuild.add_search_entries`).
-        entries = work / "search-entries.json"
+        entries = work / SEARCH_FILE
         flags = [*(["--strict"] if args.strict else []), *(["--nav-file"] if args.engine in NAV_IN_DOCS else [])]
         staging = [str(root), str(work), "--search-entries", str(entries), *flags]
         process = run_apart("generator.staging:main_apart", staging, env)
@@ -446,7 +450,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """
     from .incremental import PageCache
     from .project_config import content_folder
-    from .serve_errors import wait_until_stable
+    from .serve_search import ServedSearch
     from .staging import StagingError, read_config, read_options, stage
 
     root = _project_root(args.project)
@@ -456,6 +460,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = read_config(root)
     watched = [read_options(config).data_dir, content_folder(config), "overrides"]
     work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
+    search = ServedSearch(work, merges_here=args.engine not in RUNS_HOOKS)
+    nav_file = args.engine in NAV_IN_DOCS
     process: subprocess.Popen[bytes] | None = None
     cache = PageCache()  # the pages of the last staging: an edit re-renders only the pages it can change
     cache.restore(root)  # at the start, the pages of the last build or serve of this project
@@ -470,27 +476,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         try:
-            config_file = stage(root, work, work / "site", cache, nav_file=args.engine in NAV_IN_DOCS).config_file
+            staged = stage(root, work, work / "site", cache, nav_file=nav_file, hooks=search.hooks)
+            search.staged(staged, cache)
             cache.save(root)
         except StagingError as exc:
             _print_problems(exc.problems)
             return EXIT_PROBLEMS
         env = _engine_env(args)
-        process = subprocess.Popen(engine_command(args.engine, "serve", config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
-        seen = _snapshot(root, watched)
-        garbage = Garbage()
-        garbage.left()  # the first staging's graph, collected once serving is idle
-        while process.poll() is None:
-            time.sleep(0.3)
-            now = _snapshot(root, watched)
-            if now == seen:
-                garbage.collect_when_idle()
-                continue
-            wait_until_stable([root / folder for folder in watched])  # never stage a half-written file
-            seen = _snapshot(root, watched)
-            _restage(root, work, cache, args.engine in NAV_IN_DOCS)
-            garbage.left()
-            garbage.collect_if_piling_up()
+        process = subprocess.Popen(engine_command(args.engine, "serve", staged.config_file, "--dev-addr", args.dev_addr), cwd=work, env=env)
+        del staged  # the first staging's project: collected once serving is idle
+        _serve_edits(process, root, watched, work, cache, nav_file, search)
         return EXIT_CLEAN if process.returncode == 0 else EXIT_PROBLEMS
     except KeyboardInterrupt:
         return EXIT_CLEAN
@@ -502,18 +497,43 @@ def cmd_serve(args: argparse.Namespace) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool) -> None:
+def _serve_edits(
+    process: subprocess.Popen[bytes], root: Path, watched: list[str], work: Path, cache: PageCache, nav_file: bool, search: ServedSearch
+) -> None:
+    """While the engine serves: re-stage after each edit, and merge the search entries into each index it builds."""
+    from .serve_errors import wait_until_stable
+
+    seen = _snapshot(root, watched)
+    garbage = Garbage()
+    garbage.left()  # the first staging's graph, collected once serving is idle
+    while process.poll() is None:
+        time.sleep(0.3)
+        search.merge_if_rebuilt()
+        now = _snapshot(root, watched)
+        if now == seen:
+            garbage.collect_when_idle()
+            continue
+        wait_until_stable([root / folder for folder in watched])  # never stage a half-written file
+        seen = _snapshot(root, watched)
+        _restage(root, work, cache, nav_file, search)
+        garbage.left()
+        garbage.collect_if_piling_up()
+
+
+def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: ServedSearch) -> None:
     """Stage again after an edit; on errors every staged page shows them. Nothing of the staged project
     but the cache's pages outlives the call, so the caller can have the collector free it (staging
-    pauses the collector)."""
+    pauses the collector). The search entries are worked out once the files are written, while the
+    engine rebuilds."""
     from .staging import StagingError, show_problems, stage
 
     started = time.perf_counter()
     try:
-        staged = stage(root, work, work / "site", cache, nav_file=nav_file)
+        staged = stage(root, work, work / "site", cache, nav_file=nav_file, hooks=search.hooks)
         changed = len(staged.written) + len(staged.removed)
         took = time.perf_counter() - started
         print(f"cadence: re-staged {changed} files in {took:.1f} s ({cache.rendered} pages rendered, {cache.reused} kept)", file=sys.stderr)
+        search.staged(staged, cache)
     except StagingError as exc:
         _print_problems(exc.problems)
         show_problems(work, exc.problems)

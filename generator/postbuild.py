@@ -91,12 +91,17 @@ def add_search_entries(site_dir: Path, context: BuildContext) -> None:
     """Search entries of units, weapons, upgrades, rules and tables, merged into Material's index (MkDocs
     and ProperDocs) or into Zensical's `search.json` (the entries it lacks), and the site's ranking put
     into the engine's search worker."""
+    from .search_index import INDEX, ZENSICAL_INDEX
+
+    if (site_dir / INDEX).is_file() or (site_dir / ZENSICAL_INDEX).is_file():
+        merge_search(site_dir, context.search())
+
+
+def merge_search(site_dir: Path, search: SearchData) -> None:
+    """`add_search_entries` with the entries at hand (`cadence serve` after each of the engine's builds)."""
     from .search_index import INDEX, ZENSICAL_INDEX, install_ranking, merge_search_entries, merge_zensical_entries
 
     material, zensical = (site_dir / INDEX).is_file(), (site_dir / ZENSICAL_INDEX).is_file()
-    if not (material or zensical):
-        return
-    search = context.search()
     if material:
         merge_search_entries(site_dir, list(search.entries), search.spelling_variants)
     if zensical:

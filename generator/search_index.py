@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -108,7 +109,10 @@ def _read_index(path: Path, documents: str) -> tuple[dict[str, Any], list[dict[s
 
 
 def _write_index(path: Path, index: dict[str, Any]) -> None:
-    path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    """Written whole: while serving, the browser may fetch the index at any moment."""
+    temp = path.with_name(f".{path.name}.new")
+    temp.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    os.replace(temp, path)
 
 
 #: Where Zensical writes its search index, relative to the site folder.

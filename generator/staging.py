@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -46,6 +46,9 @@ ASSETS_PREFIX = "assets/rules"
 #: page again from its Markdown; in the docs folder, only each page's navigation. No engine publishes it.
 NAV_FILE = ".nav.yml"
 NAV_PLUGIN = "awesome-nav"
+#: The site's search entries, beside the staged config, for the step that merges them into the engine's index
+#: (`postbuild.add_search_entries` after `cadence build`, `serve_hook.py` or `serve_search.py` while serving).
+SEARCH_FILE = "search-entries.json"
 
 
 @dataclass(frozen=True)
@@ -381,9 +384,10 @@ def engine_config(
     nav: list[object] | None,
     assets: list[str],
     nav_file: bool = False,
+    hooks: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The project's config for an engine that runs no plugin of ours: our folders, our nav (or, with
-    `nav_file`, the plugin that reads it from `NAV_FILE`), no `rules`."""
+    `nav_file`, the plugin that reads it from `NAV_FILE`), no `rules`; `hooks` after the project's own."""
     staged = dict(config)
     # Relative to the config file: Zensical 0.0.73 rejects absolute folders.
     staged["docs_dir"] = os.path.relpath(docs_dir, config_dir)
@@ -396,6 +400,8 @@ def engine_config(
     css, js = asset_links(assets)
     staged["extra_css"] = _extend(staged.get("extra_css"), css)
     staged["extra_javascript"] = _extend(staged.get("extra_javascript"), js)
+    if hooks:
+        staged["hooks"] = _extend(staged.get("hooks"), list(hooks))
     return staged
 
 
@@ -432,12 +438,14 @@ def stage(
     cache: PageCache | None = None,
     config: dict[str, Any] | None = None,
     nav_file: bool = False,
+    hooks: Sequence[str] = (),
 ) -> Staged:
     """Write the whole site into `target/docs` and its engine config to `target/mkdocs.yml`.
 
     Warnings in the data are returned on `Staged.loaded`; errors raise `StagingError`. `cache` keeps
     rendered pages for the next staging (`cadence serve`). `config`: the project's mkdocs.yml, if the
     caller has read it (`read_config`). `nav_file`: the engine reads the navigation from `NAV_FILE`.
+    `hooks`: MkDocs hook files the staged config adds (`cadence serve`'s `serve_hook.py`).
 
     The cycle collector stays paused throughout: loading, rendering and writing allocate millions of
     objects that live on until the site is written, and its passes over them (resumed after loading,
@@ -446,10 +454,12 @@ def stage(
     from .loader import collector_paused
 
     with collector_paused():
-        return _stage(root, target, site_dir, cache, read_config(root) if config is None else config, nav_file)
+        return _stage(root, target, site_dir, cache, read_config(root) if config is None else config, nav_file, hooks)
 
 
-def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None, config: dict[str, Any], nav_file: bool) -> Staged:
+def _stage(
+    root: Path, target: Path, site_dir: Path, cache: PageCache | None, config: dict[str, Any], nav_file: bool, hooks: Sequence[str] = ()
+) -> Staged:
     from .pages import navigation
 
     options = read_options(config)
@@ -468,7 +478,7 @@ def _stage(root: Path, target: Path, site_dir: Path, cache: PageCache | None, co
     if in_docs and nav is not None:
         files[NAV_FILE] = nav_file_text(nav).encode("utf-8")  # over a content folder's own, which no engine publishes
     staged_config = engine_config(
-        config, root, target.resolve(), (target / "docs").resolve(), site_dir.resolve(), nav, sorted(assets), nav_file=in_docs
+        config, root, target.resolve(), (target / "docs").resolve(), site_dir.resolve(), nav, sorted(assets), nav_file=in_docs, hooks=hooks
     )
     staged_config["theme"] = {**(staged_config.get("theme") or {}), "custom_dir": THEME_DIR}
     staged = {CONFIG_NAME: dump_config(staged_config).encode("utf-8")}
@@ -665,27 +675,34 @@ def _stage_anew(
 
 
 def _staged_with_search(root: Path, target: Path, config: dict[str, Any], with_search: bool, nav_file: bool) -> tuple[bytes, list[Problem]]:
-    from .catalogue import ListEntry
     from .incremental import PageCache
     from .loader import collector_paused
-    from .search_entries import Entry, list_entries, search_data
 
     pages = PageCache()  # the last build's pages, kept in the user's cache: a build after an edit renders only what it changes
     with collector_paused():  # as in `stage`: the cache and the search entries too walk only what lives on
         pages.restore(root)
         staged = stage(root, target, target / "site", pages, config, nav_file)
-        loaded, generated = staged.loaded, staged.generated
-        assert loaded is not None and loaded.project is not None and generated is not None
-        project, site_map = loaded.project, generated.site_map
-
-        def entries(entry: ListEntry) -> list[Entry]:
-            """An army list's entries read the inputs of its page: kept with it, like its text."""
-            rows = pages.rows(entry.page, lambda: tuple(e.row() for e in list_entries(project, site_map, entry)))
-            return [Entry(*row) for row in rows]
-
-        search = search_data(project, site_map, loaded.content, entries).dumps() if with_search else b""
+        assert staged.loaded is not None
+        search = staged_search(staged, pages) if with_search else b""
         pages.save(root)
-    return search, loaded.problems
+    return search, staged.loaded.problems
+
+
+def staged_search(staged: Staged, pages: PageCache) -> bytes:
+    """The staged site's search entries, as the post-build step reads them (`SearchData.read`)."""
+    from .catalogue import ListEntry
+    from .search_entries import Entry, list_entries, search_data
+
+    loaded, generated = staged.loaded, staged.generated
+    assert loaded is not None and loaded.project is not None and generated is not None
+    project, site_map = loaded.project, generated.site_map
+
+    def entries(entry: ListEntry) -> list[Entry]:
+        """An army list's entries read the inputs of its page: kept with it, like its text."""
+        rows = pages.rows(entry.page, lambda: tuple(e.row() for e in list_entries(project, site_map, entry)))
+        return [Entry(*row) for row in rows]
+
+    return search_data(project, site_map, loaded.content, entries).dumps()
 
 
 def main_apart(argv: list[str] | None = None) -> int:

@@ -57,6 +57,7 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"pages"}),
     frozenset({"staging"}),
     frozenset({"postbuild"}),
+    frozenset({"serve_search", "serve_hook"}),
     frozenset({"importer", "diff", "roster"}),
     frozenset({"config"}),
     frozenset({"plugin", "cli"}),

@@ -487,6 +487,28 @@ def test_serve_shows_a_data_edit(served: tuple[Path, str]) -> None:
     )
 
 
+#: Where each engine's server publishes its search index.
+SERVED_INDEX = {"mkdocs": "search/search_index.json", "zensical": "search.json"}
+
+
+@pytest.mark.parametrize("served", ENGINES, indirect=True)
+def test_serve_search_finds_table_rows_and_a_renamed_weapon(served: tuple[Path, str], request: pytest.FixtureRequest) -> None:
+    """While serving, the generator's search entries are merged into whatever index the engine builds (MkDocs
+    through `serve_hook.py`, Zensical by the serve loop), and again after an edit; the site's ranking is in
+    the engine's search worker. A weapon is a row of a table: no engine indexes it by itself."""
+    engine = request.node.callspec.params["served"]
+    project, base = served
+    index_url = f"{base}/{SERVED_INDEX[engine]}"
+    assert _wait_for(index_url, '"Carbine"'), f"the served index never had the weapon Carbine ({engine})"
+    page = _get(f"{base}/index.html")
+    worker = re.search(r'"search":\s*"([^"]+)"', page) or re.search(r'src="([^"]*workers/search[^"]*\.js)"', page)
+    assert worker is not None, "no search worker named on the home page"
+    assert _get(f"{base}/{worker.group(1).lstrip('./')}").startswith("/* Cadence search ranking"), "the ranking is not in the served worker"
+    data = project / "data/skirmish/army-lists/rangers.yaml"
+    data.write_text(data.read_text(encoding="utf-8").replace("name: Carbine,", "name: Longrifle,", 1), encoding="utf-8")
+    assert _wait_for(index_url, '"Longrifle"'), f"the served index never had the renamed weapon ({engine})"
+
+
 @pytest.mark.parametrize("served", ENGINES, indirect=True)
 def test_serve_shows_a_new_module_title_in_every_pages_menu(served: tuple[Path, str]) -> None:
     """A module's title is in every page's menu: the staged navigation changes (for Zensical in docs/.nav.yml,
