@@ -87,10 +87,11 @@ def test_no_serious_violations_on_the_zensical_site(
 ) -> None:
     """The same pages, search open included, on the site Zensical builds (its own theme and search dialog).
 
-    Zensical's search dialog, in a shadow root the generator cannot style, has two serious findings of its
-    own (README, Zensical's limits): the words found are marked in the accent colour at 4.2:1, and its list
-    of results scrolls without anything in it taking the focus (the input keeps it, as a combobox's does).
-    Everything outside that shadow root must be free of serious violations."""
+    Zensical's search dialog, in a shadow root no stylesheet of the site reaches, has one serious finding of
+    its own (README, Zensical's limits): its list of results scrolls without anything in it taking the focus
+    (the input keeps it, as a combobox's does). Its marked words, in the accent colour at 4.2:1, read since
+    the site gives the dialog's host an accent of its own (rules.css). Everything else must be free of
+    serious violations."""
     report = check_pages(zensical, CADENCE_PAGES, scheme, axe_script, SEARCH_WORD)
     (artifacts / f"axe-zensical-{scheme}.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     serious = {
@@ -98,4 +99,4 @@ def test_no_serious_violations_on_the_zensical_site(
     }
     assert not any(serious.values()), json.dumps({p: v for p, v in serious.items() if v}, indent=2)
     in_dialog = {v["id"] for found in report.values() for v in found if v["impact"] in ("serious", "critical") and v["shadow"]}
-    assert in_dialog <= {"color-contrast", "scrollable-region-focusable"}, in_dialog
+    assert in_dialog <= {"scrollable-region-focusable"}, in_dialog
