@@ -10,6 +10,7 @@ MkDocs loads a hook from its path, outside the package: the imports are absolute
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,14 @@ from generator.postbuild import merge_search
 from generator.search_index import SearchData
 from generator.staging import SEARCH_FILE
 
+log = logging.getLogger("mkdocs.hooks.cadence")
+
 
 def on_post_build(config: Any, **_: Any) -> None:
+    """A failed merge leaves the engine's own index and is told, never stopping the server."""
     entries = Path(config["config_file_path"]).parent / SEARCH_FILE
-    if entries.is_file():
-        merge_search(Path(config["site_dir"]), SearchData.read(entries))
+    try:
+        if entries.is_file():
+            merge_search(Path(config["site_dir"]), SearchData.read(entries))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("cadence: the search entries were not merged (%s)", exc)
