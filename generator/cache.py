@@ -206,6 +206,19 @@ def write_parts(kind: str, entry: str, parts: Iterable[bytes]) -> None:
             raise
 
 
+def write_whole(path: Path, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all (a temporary file beside it, renamed into place): a reader
+    (another check, the engine, a browser) never sees half a file."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
 def mark_used(path: Path) -> None:
     """Note that an entry was used today (by its modification time), unless that is already known."""
     with contextlib.suppress(OSError):

@@ -9,12 +9,13 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-import os
 import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from .cache import write_whole
 
 #: Where the search plugin writes its index, relative to the site folder.
 INDEX = "search/search_index.json"
@@ -110,9 +111,7 @@ def _read_index(path: Path, documents: str) -> tuple[dict[str, Any], list[dict[s
 
 def _write_index(path: Path, index: dict[str, Any]) -> None:
     """Written whole: while serving, the browser may fetch the index at any moment."""
-    temp = path.with_name(f".{path.name}.new")
-    temp.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    os.replace(temp, path)
+    write_whole(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 #: Where Zensical writes its search index, relative to the site folder.
@@ -163,8 +162,8 @@ def merge_zensical_entries(site_dir: Path, entries: list[Entry], spelling_varian
         if entry.kind == DEFINITION and item["path"][-1:] != [name]:
             item["path"] = [*item["path"], name]
         item["kind"], item["name"] = entry.kind, entry.name
-    items.sort(key=_shown_length)
-    index["config"]["spelling_variants"] = _lowered(spelling_variants)  # stable: items whose titles are as long keep Zensical's order
+    items.sort(key=_shown_length)  # stable: items whose titles are as long keep Zensical's order
+    index["config"]["spelling_variants"] = _lowered(spelling_variants)
     _write_index(site_dir / ZENSICAL_INDEX, index)
     return added
 

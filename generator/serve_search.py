@@ -8,11 +8,10 @@ whenever the engine has written its index again or the entries changed.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .cache import write_whole
 from .postbuild import merge_search
 from .search_index import ZENSICAL_INDEX, SearchData
 from .staging import SEARCH_FILE, staged_search
@@ -41,10 +40,7 @@ class ServedSearch:
 
     def staged(self, staged: Staged, pages: PageCache) -> None:
         """Write the entries of a staging whole: the engine's hook may read them at any moment."""
-        fd, temp = tempfile.mkstemp(dir=self.entries.parent, prefix=".search-")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(staged_search(staged, pages))
-        os.replace(temp, self.entries)
+        write_whole(self.entries, staged_search(staged, pages))
 
     def merge_if_rebuilt(self) -> None:
         """Merge into the engine's index once it has written it again (or the entries changed). An index

@@ -24,7 +24,7 @@ from importlib.util import find_spec
 from itertools import accumulate
 from pathlib import Path
 
-from ..cache import cache_dir, mark_used
+from ..cache import cache_dir, mark_used, write_whole
 
 #: The file's layout, named in the cache file's name so that an older layout is never misread:
 #: MAGIC, the slot count (a power of two), one u32 per slot (0: empty, else the offset of a word in
@@ -124,17 +124,8 @@ def _map(path: Path) -> mmap.mmap | None:
 
 def _write(path: Path, data: bytes) -> None:
     """Write the word file whole or not at all: another check may be reading the same cache."""
-    import tempfile
-
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".words-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_whole(path, data)
 
 
 def english() -> WordList:
