@@ -260,6 +260,12 @@ def zensical(browser: Browser, zensical_url: str) -> Iterator[Browsing]:
     yield from _browsing(browser, zensical_url)
 
 
+@pytest.fixture
+def wasteland_zensical(browser: Browser, wasteland_zensical_url: str) -> Iterator[Browsing]:
+    """Pages on the Wasteland Tactics example built by Zensical."""
+    yield from _browsing(browser, wasteland_zensical_url)
+
+
 @pytest.fixture(scope="session")
 def wasteland_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Wasteland Tactics example (a second, unrelated game), built once by a real `mkdocs build`."""

@@ -215,14 +215,21 @@ def test_a_name_two_games_define_finds_the_readers_game_first(engine: str, reque
     assert problems.all() == [], "\n".join(problems.all())
 
 
+#: Queries spelled otherwise than the site ("armor"), or with a stop word ("Other"), or a short word ("HE").
+SPELLED = ["heavy armor", "Other Weapons", "HE Grenade"]
+
+
+def assert_spelled_queries_find_their_entries(results: dict[str, str | None]) -> None:
+    assert results["heavy armor"] == "core-rules/special-rules-appendix.html#heavy-armour", results
+    assert str(results["Other Weapons"]).endswith("#other-weapons"), results
+    assert str(results["HE Grenade"]).endswith("--he-grenade"), results
+
+
 @pytest.mark.browser
 def test_spelling_variants_and_stop_words_in_the_browser(site: Browsing) -> None:
     page, problems = site.new_page()
     open_search(page, site.url("index.html"))
-    results = first_results(page, ["heavy armor", "Other Weapons", "HE Grenade"], site.url())
-    assert results["heavy armor"] == "core-rules/special-rules-appendix.html#heavy-armour", results
-    assert str(results["Other Weapons"]).endswith("#other-weapons"), results
-    assert str(results["HE Grenade"]).endswith("--he-grenade"), results
+    assert_spelled_queries_find_their_entries(first_results(page, SPELLED, site.url()))
     assert problems.all() == [], "\n".join(problems.all())
 
 
@@ -260,26 +267,19 @@ def test_every_name_is_the_first_result_on_zensical(zensical: Browsing) -> None:
     page, problems = zensical.new_page()
     every_name_first(page, names, zensical, "zensical", "Zensical")
     # the spellings Material's site is tested with
-    spelled = zensical_first_results(page, ["heavy armor", "Other Weapons", "HE Grenade"], zensical.url())
-    assert spelled["heavy armor"] == "core-rules/special-rules-appendix.html#heavy-armour", spelled
-    assert str(spelled["Other Weapons"]).endswith("#other-weapons"), spelled
-    assert str(spelled["HE Grenade"]).endswith("--he-grenade"), spelled
+    assert_spelled_queries_find_their_entries(zensical_first_results(page, SPELLED, zensical.url()))
     assert problems.all() == [], "\n".join(problems.all())
 
 
 @pytest.mark.browser
-def test_wasteland_names_and_pinned_on_zensical(browser: Browser, wasteland_zensical_url: str) -> None:
+def test_wasteland_names_and_pinned_on_zensical(wasteland_zensical: Browsing) -> None:
     """The second game on Zensical: every name first, and "Pinned" respelled as the site's word by the
     ranking in Zensical's worker (system.yaml's spelling_variants, which Zensical's own search knows nothing of)."""
     names = names_of(WASTELAND)
-    wasteland = Browsing(browser, wasteland_zensical_url)
-    try:
-        page, problems = wasteland.new_page()
-        results = every_name_first(page, names, wasteland, "zensical", "Wasteland on Zensical", extra=("Pinned",))
-        # Wasteland defines no "Suppression" by that name: the first result is a rule whose text is about it
-        assert results["Pinned"] is not None, "Pinned finds nothing"
-        first = page.evaluate(ZENSICAL_FIRST_TEXT)
-        assert "suppression" in first.lower(), first
-        assert problems.all() == [], "\n".join(problems.all())
-    finally:
-        wasteland.close()
+    page, problems = wasteland_zensical.new_page()
+    results = every_name_first(page, names, wasteland_zensical, "zensical", "Wasteland on Zensical", extra=("Pinned",))
+    # Wasteland defines no "Suppression" by that name: the first result is a rule whose text is about it
+    assert results["Pinned"] is not None, "Pinned finds nothing"
+    first = page.evaluate(ZENSICAL_FIRST_TEXT)
+    assert "suppression" in first.lower(), first
+    assert problems.all() == [], "\n".join(problems.all())
