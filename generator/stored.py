@@ -220,17 +220,25 @@ def _read_back(stored: Any) -> tuple[list[Problem], Built] | None:
         return None
 
 
+#: The last load's records in this process, by cache entry. `cadence serve` and `mkdocs serve` load the
+#: project again after every edit; an unchanged file's record (frozen, like everything in it) is taken
+#: from here rather than decoded from the disk cache again, a third of a re-staging's work at 10x.
+_last_load: dict[str, tuple[list[Problem], Built]] = {}
+
+
 def built_documents(root: Path, data_dir: str, problems: list[Problem], *, allow_outside_links: bool = False) -> Iterator[Built]:
     """Each data file's record in file order, from the cache when its bytes were read before; reading
     problems (a file that cannot be read or parsed, YAML that reads otherwise) go to `problems`."""
+    this_load: dict[str, tuple[list[Problem], Built]] = {}
     for path, rel in data_files(root, data_dir, problems, allow_outside_links=allow_outside_links):
         text, found = read_text(path, rel)
         problems.extend(found)
         if text is None:
             continue
         entry = cache.key("built", rel, text) if cache.enabled() else ""
-        stored = _read_back(cache.read("built", entry)) if entry else None
+        stored = (_last_load.get(entry) or _read_back(cache.read("built", entry))) if entry else None
         if stored is not None:
+            this_load[entry] = stored
             problems.extend(stored[0])
             yield stored[1]
             continue
@@ -240,6 +248,9 @@ def built_documents(root: Path, data_dir: str, problems: list[Problem], *, allow
             continue
         built = (rel, *build_document(body, rel))
         if entry:
+            this_load[entry] = (found, built)
             with contextlib.suppress(TypeError, ValueError):
                 cache.write("built", entry, encode_built(found, built))
         yield built
+    _last_load.clear()
+    _last_load.update(this_load)

@@ -356,6 +356,37 @@ def test_a_settled_file_is_read_once_a_process_and_again_when_it_changes(project
     assert opened == ["module.yaml", "module.yaml"]  # the files hashed before, settled then, are not read
 
 
+def test_a_second_load_in_a_process_takes_unchanged_records_from_the_last_and_reads_an_edited_file(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cadence serve` loads the project after every edit: an unchanged file's record is the last load's, not
+    decoded from the disk cache again; an edited file is parsed again and its new record is the one used."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(stored, "_last_load", {})
+    read_back: list[str] = []
+    parsed: list[str] = []
+    cache_read, parse = cache.read, stored.parse_yaml
+    monkeypatch.setattr(cache, "read", lambda kind, entry: read_back.append(kind) or cache_read(kind, entry))
+    monkeypatch.setattr(stored, "parse_yaml", lambda text, rel: parsed.append(rel) or parse(text, rel))
+    first = load_project(project)
+    data_files = len(parsed)
+    assert data_files > 3 and read_back.count("built") == data_files
+    parsed.clear()
+    read_back.clear()
+    second = load_project(project)
+    assert parsed == [] and "built" not in read_back
+    assert [str(p) for p in second.problems] == [str(p) for p in first.problems]
+    rangers = project / "data" / "skirmish" / "army-lists" / "rangers.yaml"
+    rangers.write_text(rangers.read_text().replace("Each Ranger takes one sidearm.", "Each Ranger takes one sidearmm."))
+    edited = load_project(project)
+    assert parsed == ["data/skirmish/army-lists/rangers.yaml"] and read_back.count("built") == 1
+    assert any("'sidearmm' is not a known word" in str(p) for p in edited.problems)
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")  # no cache: nothing kept either
+    parsed.clear()
+    assert [str(p) for p in load_project(project).problems] == [str(p) for p in edited.problems]
+    assert len(parsed) == data_files
+
+
 def test_a_check_after_an_edit_looks_again_only_at_the_texts_that_changed(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
