@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from .serve_search import ServedSearch
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+#: While serving, how often the loop looks for the engine's new search index, and for edits no watcher reported.
+LOOK_INTERVAL_S = 0.3
 
 
 def _project_root(path: str | None) -> Path:
@@ -502,22 +504,24 @@ def _serve_edits(
 ) -> None:
     """While the engine serves: re-stage after each edit, and merge the search entries into each index it builds."""
     from .serve_errors import wait_until_stable
+    from .serve_watch import Wakeup
 
-    seen = _snapshot(root, watched)
-    garbage = Garbage()
-    garbage.left()  # the first staging's graph, collected once serving is idle
-    while process.poll() is None:
-        time.sleep(0.3)
-        search.merge_if_rebuilt()
-        now = _snapshot(root, watched)
-        if now == seen:
-            garbage.collect_when_idle()
-            continue
-        wait_until_stable([root / folder for folder in watched])  # never stage a half-written file
+    with Wakeup(root, watched) as wakeup:
         seen = _snapshot(root, watched)
-        _restage(root, work, cache, nav_file, search)
-        garbage.left()
-        garbage.collect_if_piling_up()
+        garbage = Garbage()
+        garbage.left()  # the first staging's graph, collected once serving is idle
+        while process.poll() is None:
+            wakeup.wait(LOOK_INTERVAL_S)  # at once after an edit; else a look for the engine's new index
+            search.merge_if_rebuilt()
+            now = _snapshot(root, watched)
+            if now == seen:
+                garbage.collect_when_idle()
+                continue
+            wait_until_stable([root / folder for folder in watched])  # never stage a half-written file
+            seen = _snapshot(root, watched)
+            _restage(root, work, cache, nav_file, search)
+            garbage.left()
+            garbage.collect_if_piling_up()
 
 
 def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: ServedSearch) -> None:

@@ -57,7 +57,7 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"pages"}),
     frozenset({"staging"}),
     frozenset({"postbuild"}),
-    frozenset({"serve_search", "serve_hook"}),
+    frozenset({"serve_search", "serve_hook", "serve_watch"}),
     frozenset({"importer", "diff", "roster"}),
     frozenset({"config"}),
     frozenset({"plugin", "cli"}),

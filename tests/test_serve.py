@@ -18,6 +18,7 @@ import pytest
 from generator.cli import stop_process
 from generator.problems import Location, error
 from generator.serve_errors import error_page, wait_until_stable
+from generator.serve_watch import Wakeup
 
 from .conftest import MINI, copy_project
 
@@ -125,6 +126,31 @@ def test_files_still_being_written_are_waited_for(tmp_path: Path) -> None:
     writer.join()
     assert finished and returned >= finished[0]
     assert target.read_text().count("\n") == 9
+
+
+def test_a_save_wakes_the_serve_loop_and_a_read_does_not(tmp_path: Path) -> None:
+    """The loop waits for a file event, not its next look: a write (in a folder made after the start too, and
+    mkdocs.yml) ends the wait; the staging reading the data does not."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "system.yaml").write_text("system:\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n")
+    with Wakeup(tmp_path, ["data", "content"]) as wakeup:
+        assert wakeup.watching
+        (data / "system.yaml").read_text()
+        assert not wakeup.wait(1.0)
+        for write in (
+            lambda: (data / "system.yaml").write_text("system:\n  id: x\n"),
+            lambda: (data / "army-lists").mkdir(),
+            lambda: (data / "army-lists" / "new.yaml").write_text("army_list:\n"),
+            lambda: (tmp_path / "mkdocs.yml").write_text("site_name: u\n"),
+        ):
+            time.sleep(0.2)  # the watch on a new folder is added from its creation event
+            threading.Timer(0.1, write).start()
+            assert wakeup.wait(30)
+            while wakeup.wait(0.3):  # the rest of this write's events
+                pass
+    assert not wakeup.watching
 
 
 def test_the_error_page_shows_data_as_text() -> None:
