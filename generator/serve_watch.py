@@ -14,44 +14,46 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+
+from watchdog import events
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
+
+#: The events watched: writes only. The staging reads every data file after each edit, and an event for each
+#: of those reads would be handled in Python, beside the staging (a tenth of a second at 10x).
+WRITES: list[type[events.FileSystemEvent]] = [
+    events.FileCreatedEvent,
+    events.DirCreatedEvent,
+    events.FileModifiedEvent,
+    events.FileClosedEvent,
+    events.FileDeletedEvent,
+    events.DirDeletedEvent,
+    events.FileMovedEvent,
+    events.DirMovedEvent,
+]
+
+
+class _Changed(events.FileSystemEventHandler):
+    def __init__(self, changed: threading.Event) -> None:
+        self.changed = changed
+
+    def on_any_event(self, event: events.FileSystemEvent) -> None:
+        self.changed.set()
 
 
 class Wakeup:
-    """An event set by any file event under the watched folders or in the project's own folder."""
+    """An event set by any write under the watched folders or in the project's own folder."""
 
     def __init__(self, root: Path, folders: Sequence[str]) -> None:
         self._changed = threading.Event()
-        self._observer: Any = None
-        try:
-            from watchdog import events
-            from watchdog.observers import Observer
-        except ImportError:
-            return
-        changed = self._changed
-
-        class Handler(events.FileSystemEventHandler):
-            def on_any_event(self, event: events.FileSystemEvent) -> None:
-                changed.set()
-
-        # Writes only: the staging reads every data file after each edit, and an event for each of those
-        # reads would be handled in Python, beside the staging (a tenth of a second at 10x).
-        writes: list[type[events.FileSystemEvent]] = [
-            events.FileCreatedEvent,
-            events.DirCreatedEvent,
-            events.FileModifiedEvent,
-            events.FileClosedEvent,
-            events.FileDeletedEvent,
-            events.DirDeletedEvent,
-            events.FileMovedEvent,
-            events.DirMovedEvent,
-        ]
+        self._observer: BaseObserver | None = None
+        handler = _Changed(self._changed)
         observer = Observer()
         try:
-            observer.schedule(Handler(), str(root), recursive=False, event_filter=writes)  # mkdocs.yml
+            observer.schedule(handler, str(root), recursive=False, event_filter=WRITES)  # mkdocs.yml
             for folder in folders:
                 if (root / folder).is_dir():
-                    observer.schedule(Handler(), str(root / folder), recursive=True, event_filter=writes)
+                    observer.schedule(handler, str(root / folder), recursive=True, event_filter=WRITES)
             observer.daemon = True
             observer.start()
         except (OSError, RuntimeError):
