@@ -1,12 +1,14 @@
-"""The English dictionary as a hashed word file, searched in place.
+"""The English dictionary as a sorted word file, searched in place.
 
 pyspellchecker ships its words as one gzipped JSON object of word → frequency: reading it builds
 160,000 Python strings (a tenth of a second and some 30 MiB) for a check that looks up a few
-thousand. The first use writes the words to a cache file beside the user's other caches, as an
-open-addressing hash table of offsets followed by the words; every later check maps that file and
-finds a word in one or two probes, touching a few pages of it. The file is named after the
-dictionary it came from, so a new pyspellchecker makes a new one. Where no cache can be written the
-same table is kept in memory for the run.
+thousand. The first use writes the words to a cache file beside the user's other caches: the words
+sorted, one a line, after a short index of where every chunk of about a kilobyte begins. A later
+check maps that file, finds a word's chunk by bisecting the chunks' first words and the word itself
+by one search of that chunk, touching a few pages of it. Building the file is a sort (of words
+pyspellchecker already keeps sorted, so one pass) and a join: no Python work per word, which the
+first check on a machine would pay. The file is named after the dictionary it came from, so a new
+pyspellchecker makes a new one. Where no cache can be written the same bytes are kept in memory.
 """
 
 from __future__ import annotations
@@ -14,74 +16,72 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import re
 import struct
 import sys
 import zlib
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable
 from importlib.util import find_spec
-from itertools import accumulate
 from pathlib import Path
 
 from ..cache import cache_dir, mark_used, write_whole
 
 #: The file's layout, named in the cache file's name so that an older layout is never misread:
-#: MAGIC, the slot count (a power of two), one u32 per slot (0: empty, else the offset of a word in
-#: the file), then the words, each followed by a newline. Numbers are in the machine's byte order,
-#: which the cache file's name includes.
-MAGIC = b"CDW1"
+#: MAGIC, the chunk count, one u32 per chunk (the offset in the text of the newline before its first
+#: word), then the text: a newline, then each word followed by a newline, in byte order. Numbers are
+#: in the machine's byte order, which the cache file's name includes.
+MAGIC = b"CDW2"
 _HEADER = struct.Struct("=4sI")
-_JSON_KEY = re.compile(rb'"([^"\\]*)":')
+#: Bytes of text between chunk starts: a lookup searches one chunk (about a hundred words).
+CHUNK = 1024
 
 
 class WordList:
     """A set of words read from a word file's bytes (mapped or in memory) without building a set."""
 
     def __init__(self, data: bytes | mmap.mmap) -> None:
-        magic, slots = _HEADER.unpack_from(data) if len(data) >= _HEADER.size else (b"", 0)
-        if magic != MAGIC or slots & (slots - 1) or len(data) < _HEADER.size + 4 * slots:
+        magic, chunks = _HEADER.unpack_from(data) if len(data) >= _HEADER.size else (b"", 0)
+        text_at = _HEADER.size + 4 * chunks
+        if magic != MAGIC or len(data) < text_at:
+            raise ValueError("not a word file")
+        starts = array("I", bytes(data[_HEADER.size : text_at]))
+        text = memoryview(data)[text_at:].toreadonly()
+        if chunks and (len(text) < 2 or text[0] != 10 or text[-1] != 10 or any(s >= len(text) - 1 or text[s] != 10 for s in starts)):
             raise ValueError("not a word file")
         self._data = data
-        self._mask = slots - 1
-        self._slots = memoryview(data)[_HEADER.size : _HEADER.size + 4 * slots].cast("I")
+        self._text_at = text_at
+        self._starts = starts
+        self._ends = [*starts[1:], len(text) - 1]
+        # each chunk's first word: what a lookup bisects (a few hundred short slices, once per check)
+        self._firsts = [bytes(text[s + 1 : data.find(b"\n", text_at + s + 1) - text_at]) for s in starts]
 
     def __contains__(self, word: object) -> bool:
-        if not isinstance(word, str) or not self._slots:
+        if not isinstance(word, str) or not word or "\n" in word:
             return False
         key = word.encode("utf-8", "surrogatepass")
-        data, slots, mask = self._data, self._slots, self._mask
-        line = key + b"\n"
-        slot = zlib.crc32(key) & mask
-        for _ in range(mask + 1):  # a bound only a damaged file could reach
-            offset = slots[slot]
-            if not offset:
-                return False
-            if data[offset : offset + len(line)] == line:
-                return True
-            slot = (slot + 1) & mask
-        return False
+        chunk = bisect_right(self._firsts, key) - 1
+        if chunk < 0:
+            return False
+        at = self._text_at
+        return self._data.find(b"\n" + key + b"\n", at + self._starts[chunk], at + self._ends[chunk] + 1) >= 0
 
 
 def word_file(words: Iterable[bytes]) -> bytes:
-    """The bytes of a word file holding `words` (UTF-8; empty ones and those with a newline left out), a quarter
-    to a half of its slots filled.
+    """The bytes of a word file holding `words` (UTF-8; empty ones and those with a newline left out).
 
-    The words keep the order given (the first of each): sorting pyspellchecker's 160,000 would take half
-    of the first check's work on the dictionary, and its own order is as fixed as its file."""
-    encoded = list(filter(None, dict.fromkeys(words)))
-    if b"\n" in b"".join(encoded):  # never in the dictionary's keys: one pass over them to find out
-        encoded = [w for w in encoded if b"\n" not in w]
-    slots = 1 << max(4, (2 * len(encoded)).bit_length())
-    table = array("I", bytes(4 * slots))  # 4 bytes a slot, not a Python int each: the first check's peak halves
-    mask = slots - 1
-    crc32 = zlib.crc32
-    for word, offset in zip(encoded, accumulate((len(w) + 1 for w in encoded), initial=_HEADER.size + 4 * slots), strict=False):
-        slot = crc32(word) & mask
-        while table[slot]:
-            slot = (slot + 1) & mask
-        table[slot] = offset
-    return b"".join([_HEADER.pack(MAGIC, slots), table.tobytes(), b"\n".join(encoded), b"\n" if encoded else b""])
+    Sorting costs one pass over pyspellchecker's words, which it keeps in order; a word given twice is
+    kept twice, which no lookup minds."""
+    encoded = sorted(filter(None, words))
+    text = b"\n".join([b"", *encoded, b""]) if encoded else b""
+    if text.count(b"\n") > len(encoded) + 1:  # never in the dictionary's keys: one pass over them to find out
+        return word_file(w for w in encoded if b"\n" not in w)
+    starts = array("I")
+    at = 0 if encoded else -1
+    while 0 <= at < len(text) - 1:
+        starts.append(at)
+        at = text.find(b"\n", at + CHUNK)
+    return b"".join([_HEADER.pack(MAGIC, len(starts)), starts.tobytes(), text])
 
 
 def _source() -> Path | None:
@@ -94,15 +94,18 @@ def _source() -> Path | None:
 
 
 def _read_source(path: Path) -> list[bytes]:
-    """The keys of the JSON word list in its order, as UTF-8 bytes; read with a regular expression unless the
-    file has escapes."""
+    """The keys of the JSON word list, as UTF-8 bytes. Where no string has an escape and every one is
+    followed by a colon (all are keys: the values are numbers) the keys are every other piece between
+    quotes, found without parsing the JSON; else it is parsed."""
     import gzip  # here: only the first check reads the source
     import json
 
     raw = gzip.decompress(path.read_bytes())
-    if b"\\" in raw:
-        return [word.encode("utf-8", "surrogatepass") for word in json.loads(raw)]
-    return _JSON_KEY.findall(raw)
+    if b"\\" not in raw:
+        keys = raw.split(b'"')[1::2]
+        if len(keys) == raw.count(b'":'):
+            return keys
+    return [word.encode("utf-8", "surrogatepass") for word in json.loads(raw)]
 
 
 def _cache_name(source: Path) -> str:
@@ -132,7 +135,7 @@ def english() -> WordList:
     """pyspellchecker's English words, from the cache file (written on first use) or in memory."""
     source = _source()
     if source is None:
-        return WordList(b"")
+        return WordList(word_file(()))
     try:
         path = cache_dir() / _cache_name(source)
     except OSError:  # no folder for caches: the words stay in memory for this run

@@ -60,7 +60,7 @@ def _named_in(section: Section) -> Iterator[tuple[str, str, Record]]:
 
 @lru_cache(maxsize=1)
 def english_words() -> WordList:
-    """The English word list that pyspellchecker ships, searched in a cached sorted file (see `dictionary`)."""
+    """The English word list that pyspellchecker ships, searched in its sorted word file (see `dictionary`)."""
     return english()
 
 
