@@ -4,8 +4,8 @@ pyspellchecker ships its words as one gzipped JSON object of word → frequency:
 160,000 Python strings (a tenth of a second and some 30 MiB) for a check that looks up a few
 thousand. The first use writes the words to a cache file beside the user's other caches: the words
 sorted, one a line, after a short index of where every chunk of about a kilobyte begins. A later
-check maps that file, finds a word's chunk by bisecting the chunks' first words and the word itself
-by one search of that chunk, touching a few pages of it. Building the file is a sort (of words
+check maps that file and reads each chunk's first word (some 1,500: under a millisecond); a word is
+found by bisecting those, then searching its one chunk. Building the file is a sort (of words
 pyspellchecker already keeps sorted, so one pass) and a join: no Python work per word, which the
 first check on a machine would pay. The file is named after the dictionary it came from, so a new
 pyspellchecker makes a new one. Where no cache can be written the same bytes are kept in memory.
