@@ -12,7 +12,11 @@
  * It runs before the worker's own code: its listener sees each message first (and respells the query
  * in place), and it wraps postMessage to reorder the results going back. Material's worker answers
  * with every result, grouped by page; Zensical's with the best ten at a time, each naming its item
- * by its place in the index: those ten are reordered, Zensical's order breaking ties. */
+ * by its place in the index. For Zensical, a first ten that is not the whole answer makes the ranking
+ * ask the worker at once for every result of the same query (the worker keeps them, and hands back
+ * any slice of them without searching again), rank them all, and send the first ten of its own
+ * order; the later tens the page asks for are cut from that order here and never reach the worker.
+ * Zensical's order breaks ties. If the worker does not answer so, its ten are reordered alone. */
 (function () {
   "use strict";
   var SETUP = 0, QUERY = 2, RESULT = 3;
@@ -23,6 +27,10 @@
   /* Zensical's: the index's items (a result names one by its place), the definitions' places by their
    * names' keys, and the definition put first in the last query's first ten (-1: none). */
   var items = [], definitions = {}, lifted = -1;
+  /* Zensical's: the last query as the page sent it (respelled), every result of it in the new order
+   * (`ranked`: the worker's page id, the results, the answer's other fields), and the taker of the
+   * worker's answer to the ranking's own request for them (null: none asked). */
+  var asked = null, ranked = null, taking = null;
 
   /* Each word trimmed of punctuation at its ends, as the index's trimmer trims it ("Charge!"),
    * a leading + or - (Material's operators) kept. */
@@ -94,7 +102,7 @@
 
   self.addEventListener("message", function (event) {
     var message = event.data;
-    if (!message) return;
+    if (!message || message.cadence) return;  // the ranking's own request: for the worker alone
     if (message.type === SETUP && message.data && message.data.config) {
       variants = message.data.config.spelling_variants || {};
       items = Array.isArray(message.data.items) ? message.data.items : [];
@@ -112,10 +120,48 @@
       query = message.data;
       message.data = trim(respell(message.data));
     } else if (typeof message.data.input === "string") {  // Zensical's: its separator trims the words
+      var page = message.data.page;
+      if (page && ranked && page.id === ranked.id) {  // a later ten of the results ranked here
+        event.stopImmediatePropagation();
+        post({ type: RESULT, data: slice(page.from, page.size) });
+        return;
+      }
       query = message.data.input;
       message.data.input = respell(query);
+      if (!page) ranked = null;
+      asked = message.data;
     }
   });
+
+  /* The results ranked here from `from`, `size` of them, as the worker pages its own. */
+  function slice(from, size) {
+    var total = ranked.results.length, id = ranked.id;
+    return Object.assign({}, ranked.answer, {
+      items: ranked.results.slice(from, from + size),
+      pagination: {
+        total: total,
+        prev: from - size >= 0 ? { id: id, size: size, from: from - size } : undefined,
+        next: from + size < total ? { id: id, size: size, from: from + size } : undefined
+      }
+    });
+  }
+
+  /* Every result of the last query, from the worker, which kept them: asked for as the page asks for a
+   * later ten, all in one. The worker answers at once (it searches no more), so the answer is taken
+   * here before this returns; null if it was not, or is not every result. */
+  function everyResult(next, total) {
+    var answer = null;
+    taking = function (data) { answer = data; };
+    try {
+      var page = { id: next.id, size: total, from: 0 };
+      self.dispatchEvent(new MessageEvent("message", { data: { type: QUERY, data: Object.assign({}, asked, { page: page }), cadence: true } }));
+    } catch (error) {
+      answer = null;
+    } finally {
+      taking = null;
+    }
+    return answer && Array.isArray(answer.items) && answer.items.length === total ? answer : null;
+  }
 
   /* Zensical's first ten results in the new order; a later ten keeps its place after them. When the name
    * typed is defined in the reader's game and the ten leave that definition out (a name many games use,
@@ -134,12 +180,21 @@
 
   function reranked(data) {
     if (!data.pagination) return Object.assign({}, data, { items: rerank(data.items) });
-    if (data.pagination.prev === undefined) return Object.assign({}, data, { items: rerankFirst(data.items) });
+    var pagination = data.pagination, next = pagination.next;
+    if (pagination.prev === undefined && next && asked && typeof next.id === "number" && next.from === data.items.length) {
+      var every = everyResult(next, pagination.total);
+      if (every) {
+        ranked = { id: next.id, results: rerankFirst(every.items), answer: every };
+        return slice(0, next.size);
+      }
+    }
+    if (pagination.prev === undefined) return Object.assign({}, data, { items: rerankFirst(data.items) });
     return Object.assign({}, data, { items: data.items.filter(function (result) { return result.id !== lifted; }) });
   }
 
   var post = self.postMessage.bind(self);
   self.postMessage = function (message) {
+    if (taking && message && message.type === RESULT) return taking(message.data);
     if (message && message.type === RESULT && message.data && Array.isArray(message.data.items))
       message = { type: RESULT, data: reranked(message.data) };
     return post.apply(self, [message].concat(Array.prototype.slice.call(arguments, 1)));

@@ -104,6 +104,34 @@ ZENSICAL_FIRST_TEXT = """() => {
 }"""
 
 
+# Every result the Zensical dialog shows for a query, as a reader scrolls to the end of the list: the
+# dialog asks its worker for the next ten when the list's end comes into view. Returns the count the dialog
+# announces and every result's location, in order.
+ZENSICAL_ALL_RESULTS = """async ([query, root]) => {
+  const host = [...document.querySelectorAll("*")].find(e => e.shadowRoot && e.shadowRoot.querySelector("dialog input"));
+  const dialog = host.shadowRoot;
+  const input = dialog.querySelector("dialog input");
+  const still = () => new Promise(resolve => {
+    let quiet = setTimeout(done, 400);
+    const seen = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, 250); });
+    function done() { seen.disconnect(); resolve(); }
+    seen.observe(dialog, { childList: true, subtree: true, characterData: true });
+  });
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(input, query);
+  input.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  await still();
+  const options = () => [...dialog.querySelectorAll("ol[role=listbox] a[role=option]")];
+  for (let shown = -1; options().length !== shown && options().length > 0;) {
+    shown = options().length;
+    options()[shown - 1].scrollIntoView();
+    await still();
+  }
+  const count = (dialog.textContent.match(/(\\d+) results/) || [])[1];
+  const places = options().map(a => { const url = new URL(a.href); return url.pathname.slice(new URL(root).pathname.length) + url.hash; });
+  return [count === undefined ? null : Number(count), places];
+}"""
+
+
 @dataclass
 class Names:
     """The site's search entries, and every location a name (as ranked: its key) is defined at."""
@@ -268,6 +296,27 @@ def test_every_name_is_the_first_result_on_zensical(zensical: Browsing) -> None:
     every_name_first(page, names, zensical, "zensical", "Zensical")
     # the spellings Material's site is tested with
     assert_spelled_queries_find_their_entries(zensical_first_results(page, SPELLED, zensical.url()))
+    assert problems.all() == [], "\n".join(problems.all())
+
+
+@pytest.mark.browser
+def test_zensical_ranks_every_result_as_material_does_not_only_the_first_ten(zensical: Browsing) -> None:
+    """Zensical's worker sends ten results at a time; the ranking in it asks for all of them at once and
+    ranks them all. "Upgrades" names a heading of every upgrade table and nine upgrade lists: from a
+    Fracture page, its five lists come first, then the other games' four, then the headings, and scrolling
+    down shows every result once. Before, only the lists among Zensical's own first ten came first."""
+    names = names_of(REPO)
+    lists = {e.location for e in names.entries if name_key(e.name, {}) == "upgrades"}
+    assert len(lists) == 9, sorted(lists)
+    page, problems = zensical.new_page()
+    open_zensical_search(page, zensical.url("fracture/index.html"))
+    count, places = page.evaluate(ZENSICAL_ALL_RESULTS, ["Upgrades", zensical.url()])
+    print(f"\nZensical, 'Upgrades' from a Fracture page: {len(places)} results shown of {count}; first 12: {places[:12]}")
+    assert count is not None and count > 10 and len(places) == count == len(set(places)), (count, places)
+    ours = sorted(p for p in lists if p.startswith("fracture/"))
+    assert len(ours) == 5
+    assert sorted(places[:5]) == ours, places[:12]
+    assert sorted(places[5:9]) == sorted(lists - set(ours)), places[:12]
     assert problems.all() == [], "\n".join(problems.all())
 
 
