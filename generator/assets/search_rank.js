@@ -181,15 +181,16 @@
   function reranked(data) {
     if (!data.pagination) return Object.assign({}, data, { items: rerank(data.items) });
     var pagination = data.pagination, next = pagination.next;
-    if (pagination.prev === undefined && next && asked && typeof next.id === "number" && next.from === data.items.length) {
+    if (pagination.prev !== undefined)  // a later ten from the worker: its results were not all to be had
+      return Object.assign({}, data, { items: data.items.filter(function (result) { return result.id !== lifted; }) });
+    if (next && asked && typeof next.id === "number" && next.from === data.items.length) {
       var every = everyResult(next, pagination.total);
       if (every) {
         ranked = { id: next.id, results: rerankFirst(every.items), answer: every };
         return slice(0, next.size);
       }
     }
-    if (pagination.prev === undefined) return Object.assign({}, data, { items: rerankFirst(data.items) });
-    return Object.assign({}, data, { items: data.items.filter(function (result) { return result.id !== lifted; }) });
+    return Object.assign({}, data, { items: rerankFirst(data.items) });
   }
 
   var post = self.postMessage.bind(self);
