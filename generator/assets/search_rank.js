@@ -13,10 +13,12 @@
  * in place), and it wraps postMessage to reorder the results going back. Material's worker answers
  * with every result, grouped by page; Zensical's with the best ten at a time, each naming its item
  * by its place in the index. For Zensical, a first ten that is not the whole answer makes the ranking
- * ask the worker at once for every result of the same query (the worker keeps them, and hands back
- * any slice of them without searching again), rank them all, and send the first ten of its own
+ * ask the worker at once for all the rest of the same query's results (the worker keeps them, and hands
+ * back any slice of them without searching again), rank them all, and send the first ten of its own
  * order; the later tens the page asks for are cut from that order here and never reach the worker.
- * Zensical's order breaks ties. If the worker does not answer so, its ten are reordered alone. */
+ * Only the rest is asked for: the worker's last step rewrites each result's highlighted ranges in place
+ * as it sends them, and a result sent twice loses them. Zensical's order breaks ties. If the worker does
+ * not answer so, its ten are reordered alone. */
 (function () {
   "use strict";
   var SETUP = 0, QUERY = 2, RESULT = 3;
@@ -28,8 +30,8 @@
    * names' keys, and the definition put first in the last query's first ten (-1: none). */
   var items = [], definitions = {}, lifted = -1;
   /* Zensical's: the last query as the page sent it (respelled), every result of it in the new order
-   * (`ranked`: the worker's page id, the results, the answer's other fields), and the taker of the
-   * worker's answer to the ranking's own request for them (null: none asked). */
+   * (`ranked`: the worker's page id, the results, the first answer's other fields), and the taker of the
+   * worker's answer to the ranking's own request for the rest (null: none asked). */
   var asked = null, ranked = null, taking = null;
 
   /* Each word trimmed of punctuation at its ends, as the index's trimmer trims it ("Charge!"),
@@ -146,21 +148,22 @@
     });
   }
 
-  /* Every result of the last query, from the worker, which kept them: asked for as the page asks for a
-   * later ten, all in one. The worker answers at once (it searches no more), so the answer is taken
-   * here before this returns; null if it was not, or is not every result. */
-  function everyResult(next, total) {
-    var answer = null;
+  /* Every result of the last query: the worker's first ten (`first`), then the rest, from the worker,
+   * which kept them, asked for as the page asks for a later ten, all in one. The worker answers at once
+   * (it searches no more), so the answer is taken here before this returns; null if it was not, or is not
+   * all the rest. */
+  function everyResult(first) {
+    var next = first.pagination.next, rest = first.pagination.total - next.from, answer = null;
     taking = function (data) { answer = data; };
     try {
-      var page = { id: next.id, size: total, from: 0 };
+      var page = { id: next.id, size: rest, from: next.from };
       self.dispatchEvent(new MessageEvent("message", { data: { type: QUERY, data: Object.assign({}, asked, { page: page }), cadence: true } }));
     } catch (error) {
       answer = null;
     } finally {
       taking = null;
     }
-    return answer && Array.isArray(answer.items) && answer.items.length === total ? answer : null;
+    return answer && Array.isArray(answer.items) && answer.items.length === rest ? first.items.concat(answer.items) : null;
   }
 
   /* Zensical's first ten results in the new order; a later ten keeps its place after them. When the name
@@ -184,9 +187,9 @@
     if (pagination.prev !== undefined)  // a later ten from the worker: its results were not all to be had
       return Object.assign({}, data, { items: data.items.filter(function (result) { return result.id !== lifted; }) });
     if (next && asked && typeof next.id === "number" && next.from === data.items.length) {
-      var every = everyResult(next, pagination.total);
+      var every = everyResult(data);
       if (every) {
-        ranked = { id: next.id, results: rerankFirst(every.items), answer: every };
+        ranked = { id: next.id, results: rerankFirst(every), answer: data };
         return slice(0, next.size);
       }
     }

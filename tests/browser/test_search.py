@@ -106,7 +106,7 @@ ZENSICAL_FIRST_TEXT = """() => {
 
 # Every result the Zensical dialog shows for a query, as a reader scrolls to the end of the list: the
 # dialog asks its worker for the next ten when the list's end comes into view. Returns the count the dialog
-# announces and every result's location, in order.
+# announces, every result's location, in order, and how many of the words it marks as found are empty.
 ZENSICAL_ALL_RESULTS = """async ([query, root]) => {
   const host = [...document.querySelectorAll("*")].find(e => e.shadowRoot && e.shadowRoot.querySelector("dialog input"));
   const dialog = host.shadowRoot;
@@ -128,7 +128,8 @@ ZENSICAL_ALL_RESULTS = """async ([query, root]) => {
   }
   const count = (dialog.textContent.match(/(\\d+) results/) || [])[1];
   const places = options().map(a => { const url = new URL(a.href); return url.pathname.slice(new URL(root).pathname.length) + url.hash; });
-  return [count === undefined ? null : Number(count), places];
+  const empty = [...dialog.querySelectorAll("ol[role=listbox] mark")].filter(mark => mark.textContent === "").length;
+  return [count === undefined ? null : Number(count), places, empty];
 }"""
 
 
@@ -304,19 +305,22 @@ def test_zensical_ranks_every_result_as_material_does_not_only_the_first_ten(zen
     """Zensical's worker sends ten results at a time; the ranking in it asks for all of them at once and
     ranks them all. "Upgrades" names a heading of every upgrade table and nine upgrade lists: from a
     Fracture page, its five lists come first, then the other games' four, then the headings, and scrolling
-    down shows every result once. Before, only the lists among Zensical's own first ten came first."""
+    down shows every result once, each word found marked. Before, only the lists among Zensical's own first
+    ten came first."""
     names = names_of(REPO)
     lists = {e.location for e in names.entries if name_key(e.name, {}) == "upgrades"}
     assert len(lists) == 9, sorted(lists)
     page, problems = zensical.new_page()
     open_zensical_search(page, zensical.url("fracture/index.html"))
-    count, places = page.evaluate(ZENSICAL_ALL_RESULTS, ["Upgrades", zensical.url()])
+    count, places, empty_marks = page.evaluate(ZENSICAL_ALL_RESULTS, ["Upgrades", zensical.url()])
     print(f"\nZensical, 'Upgrades' from a Fracture page: {len(places)} results shown of {count}; first 12: {places[:12]}")
     assert count is not None and count > 10 and len(places) == count == len(set(places)), (count, places)
     ours = sorted(p for p in lists if p.startswith("fracture/"))
     assert len(ours) == 5
     assert sorted(places[:5]) == ours, places[:12]
     assert sorted(places[5:9]) == sorted(lists - set(ours)), places[:12]
+    # Zensical rewrites a result's highlighted ranges as it sends it: a result sent twice marks empty words
+    assert empty_marks == 0, f"{empty_marks} words marked as found are empty"
     assert problems.all() == [], "\n".join(problems.all())
 
 
