@@ -1,11 +1,16 @@
-"""The code stays as the house style asks: ruff-clean and fully typed."""
+"""The code stays as the house style asks: ruff-clean and fully typed, on the versions CI pins."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from .conftest import REPO
 
@@ -168,3 +173,34 @@ def test_functions_are_short_and_simple() -> None:
     assert still_over >= OVER_LIMITS_FOR_NOW, (
         f"no longer over the limits, drop from OVER_LIMITS_FOR_NOW: {OVER_LIMITS_FOR_NOW - still_over}"
     )
+
+
+def _pins() -> dict[str, Version]:
+    pins: dict[str, Version] = {}
+    for line in (REPO / ".ci" / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"not an exact pin: {line!r}"
+            pins[canonicalize_name(name)] = Version(version)
+    return pins
+
+
+def test_every_dependency_is_pinned_within_its_range() -> None:
+    """CI, the README and the publish workflow install the versions `.ci/constraints.txt` names: each
+    dependency of the package and of its test extra has one there, inside pyproject.toml's range."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = _pins()
+    wanted = [Requirement(text) for text in (*project["dependencies"], *project["optional-dependencies"]["test"])]
+    unpinned = [str(r) for r in wanted if canonicalize_name(r.name) not in pins]
+    outside = [
+        f"{r} (pinned {pins[canonicalize_name(r.name)]})"
+        for r in wanted
+        if canonicalize_name(r.name) in pins and pins[canonicalize_name(r.name)] not in r.specifier
+    ]
+    assert unpinned == [] and outside == [], (unpinned, outside)
+    for command in (REPO / ".ci" / "run", REPO / ".github" / "workflows" / "publish.yml"):
+        assert "-c .ci/constraints.txt" in command.read_text(encoding="utf-8"), command
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    installs = [line for line in readme.splitlines() if "pip install -e" in line]
+    assert installs and all("-c .ci/constraints.txt" in line for line in installs), installs
