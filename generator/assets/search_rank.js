@@ -18,9 +18,9 @@
  * order; the later tens the page asks for are cut from that order here and never reach the worker.
  * Only the rest is asked for: the worker's last step rewrites each result's highlighted ranges in place
  * as it sends them, and a result sent twice loses them. Zensical's order breaks ties. This reads how Zensical
- * 0.0.73's worker pages (pyproject.toml allows no other): a worker that never answered the request would have
- * its ten reordered alone, but one that answered it late would hand that answer to the page in place of the
- * first ten. */
+ * 0.0.73's worker pages (pyproject.toml allows no other). A worker that does not answer the request at once
+ * (another version) is never asked again: each first ten is reordered alone, the later tens are the worker's,
+ * and its late answer, should it come as the rest of the results, is kept from the page. */
 (function () {
   "use strict";
   var SETUP = 0, QUERY = 2, RESULT = 3;
@@ -35,6 +35,9 @@
    * (`ranked`: the worker's page id, the results, the first answer's other fields), and the taker of the
    * worker's answer to the ranking's own request for the rest (null: none asked). */
   var asked = null, ranked = null, taking = null;
+  /* Zensical's: whether the worker answered the ranking's requests at once (it is asked no more once it has
+   * not), and the unanswered request's `total` and length (null: none), whose answer must not reach the page. */
+  var asking = true, stray = null;
 
   /* Each word trimmed of punctuation at its ends, as the index's trimmer trims it ("Charge!"),
    * a leading + or - (Material's operators) kept. */
@@ -130,6 +133,7 @@
         post({ type: RESULT, data: slice(page.from, page.size) });
         return;
       }
+      if (page) stray = null;  // the page's own later ten: a late answer would have come before it
       query = message.data.input;
       message.data.input = respell(query);
       if (!page) ranked = null;
@@ -165,6 +169,10 @@
     } finally {
       taking = null;
     }
+    if (answer === null) {
+      asking = false;
+      stray = { total: first.pagination.total, length: rest };
+    }
     return answer && Array.isArray(answer.items) && answer.items.length === rest ? first.items.concat(answer.items) : null;
   }
 
@@ -188,7 +196,7 @@
     var pagination = data.pagination, next = pagination.next;
     if (pagination.prev !== undefined)  // a later ten from the worker: its results were not all to be had
       return Object.assign({}, data, { items: data.items.filter(function (result) { return result.id !== lifted; }) });
-    if (next && asked && typeof next.id === "number" && next.from === data.items.length) {
+    if (asking && next && asked && typeof next.id === "number" && next.from === data.items.length) {
       var every = everyResult(data);
       if (every) {
         ranked = { id: next.id, results: rerankFirst(every), answer: data };
@@ -199,8 +207,18 @@
   }
 
   var post = self.postMessage.bind(self);
+  /* Whether a result is the rest of a query's results that the ranking asked for and was not given at once. */
+  function isStray(data) {
+    return stray !== null && !!data && !!data.pagination && data.pagination.total === stray.total &&
+      Array.isArray(data.items) && data.items.length === stray.length;
+  }
+
   self.postMessage = function (message) {
     if (taking && message && message.type === RESULT) return taking(message.data);
+    if (message && message.type === RESULT && isStray(message.data)) {
+      stray = null;
+      return;
+    }
     if (message && message.type === RESULT && message.data && Array.isArray(message.data.items))
       message = { type: RESULT, data: reranked(message.data) };
     return post.apply(self, [message].concat(Array.prototype.slice.call(arguments, 1)));

@@ -161,7 +161,11 @@ class Browsing:
         phone: bool = False,
         scheme: Literal["light", "dark"] = "light",
         javascript: bool = True,
+        offline: bool = True,
     ) -> tuple[Page, PageProblems]:
+        """A watched page in a context of its own; `offline=False` blocks the site's service worker (whose
+        cache would answer before a test's `page.route`)."""
+        workers: Literal["allow", "block"] = "allow" if offline else "block"
         if phone:
             context = self.browser.new_context(
                 viewport=viewport or PHONE,
@@ -171,10 +175,15 @@ class Browsing:
                 has_touch=True,
                 device_scale_factor=2,
                 java_script_enabled=javascript,
+                service_workers=workers,
             )
         else:
             context = self.browser.new_context(
-                viewport=viewport or DESKTOP, color_scheme=scheme, reduced_motion="reduce", java_script_enabled=javascript
+                viewport=viewport or DESKTOP,
+                color_scheme=scheme,
+                reduced_motion="reduce",
+                java_script_enabled=javascript,
+                service_workers=workers,
             )
         self._contexts.append(context)
         problems = PageProblems(origin=self.base_url)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from generator.offline import site_files
 from generator.pages import generate, load_project
@@ -320,6 +320,56 @@ def test_zensical_ranks_every_result_as_material_does_not_only_the_first_ten(zen
     assert sorted(places[:5]) == ours, places[:12]
     assert sorted(places[5:9]) == sorted(lists - set(ours)), places[:12]
     # Zensical rewrites a result's highlighted ranges as it sends it: a result sent twice marks empty words
+    assert empty_marks == 0, f"{empty_marks} words marked as found are empty"
+    assert problems.all() == [], "\n".join(problems.all())
+
+
+# Another Zensical, as far as the ranking can tell: its worker answers the ranking's own request for the rest of
+# a query's results on a later turn of its loop, after the first ten have gone to the page, not at once. Put
+# between the ranking and Zensical's code, it defers Zensical's message handler for that request alone. (So
+# deferred, Zensical 0.0.73 answers the request as a new search of the query.)
+LATE_WORKER = """(function () {
+  var hook = null;
+  for (var o = self; o && !hook; o = Object.getPrototypeOf(o)) hook = Object.getOwnPropertyDescriptor(o, "onmessage");
+  Object.defineProperty(self, "onmessage", {
+    configurable: true,
+    get: function () { return hook.get.call(self); },
+    set: function (handler) {
+      hook.set.call(self, function (event) {
+        if (event.data && event.data.cadence) { setTimeout(function () { handler.call(self, event); }, 0); return; }
+        return handler.call(self, event);
+      });
+    }
+  });
+})();
+"""
+
+
+@pytest.mark.browser
+def test_zensical_search_keeps_every_result_once_when_the_worker_answers_the_ranking_late(zensical: Browsing) -> None:
+    """A worker that does not hand the rest of a query's results back at once is asked no more: each first ten
+    is reordered alone and the later tens are the worker's. Before, the late answer reached the page in place of
+    the first ten ("Upgrades": 51 of 61 results shown), and every late answer made the ranking ask again. Scrolling
+    down shows every result once, each word found marked, the reader's game's definition of "Upgrades" first."""
+    ranking = (REPO / "generator" / "assets" / "search_rank.js").read_text(encoding="utf-8")
+    asked: list[str] = []
+
+    def late(route: Route) -> None:
+        response = route.fetch()
+        body = response.text()
+        assert body.startswith(ranking), "the ranking is not at the head of Zensical's worker"
+        route.fulfill(response=response, body=ranking + "\n" + LATE_WORKER + body[len(ranking) :])
+
+    page, problems = zensical.new_page(offline=False)
+    page.route("**/assets/javascripts/workers/search*.js", late)
+    page.on("worker", lambda worker: asked.append(worker.url))
+    open_zensical_search(page, zensical.url("fracture/index.html"))
+    count, places, empty_marks = page.evaluate(ZENSICAL_ALL_RESULTS, ["Upgrades", zensical.url()])
+    print(f"\nZensical answering late, 'Upgrades' from a Fracture page: {len(places)} results shown of {count}; first 12: {places[:12]}")
+    assert len(asked) == 1, asked  # the stand-in was the worker the dialog searched with
+    assert count is not None and count > 10 and len(places) == count == len(set(places)), (count, places)
+    lists = {e.location for e in names_of(REPO).entries if name_key(e.name, {}) == "upgrades"}
+    assert places[0] in lists and places[0].startswith("fracture/"), places[:12]
     assert empty_marks == 0, f"{empty_marks} words marked as found are empty"
     assert problems.all() == [], "\n".join(problems.all())
 
