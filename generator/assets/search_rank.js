@@ -214,13 +214,14 @@
   }
 
   self.postMessage = function (message) {
-    if (taking && message && message.type === RESULT) return taking(message.data);
-    if (message && message.type === RESULT && isStray(message.data)) {
-      stray = null;
-      return;
+    if (message && message.type === RESULT) {
+      if (taking) return taking(message.data);
+      if (isStray(message.data)) {
+        stray = null;
+        return;
+      }
+      if (message.data && Array.isArray(message.data.items)) message = { type: RESULT, data: reranked(message.data) };
     }
-    if (message && message.type === RESULT && message.data && Array.isArray(message.data.items))
-      message = { type: RESULT, data: reranked(message.data) };
     return post.apply(self, [message].concat(Array.prototype.slice.call(arguments, 1)));
   };
 })();
