@@ -3,12 +3,14 @@ critical violation on the pages a player uses, in the light and the dark scheme,
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Literal
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import Browsing
 
@@ -100,3 +102,41 @@ def test_no_serious_violations_on_the_zensical_site(
     assert not any(serious.values()), json.dumps({p: v for p, v in serious.items() if v}, indent=2)
     in_dialog = {v["id"] for found in report.values() for v in found if v["impact"] in ("serious", "critical") and v["shadow"]}
     assert in_dialog <= {"scrollable-region-focusable"}, in_dialog
+
+
+#: Where the focus and the active option of Zensical's search are, and whether that option lies inside the
+#: part of the results list the reader sees (the list scrolls; the focus stays in the input).
+ACTIVE_OPTION = """() => {
+    const root = document.querySelector('.rules-search-dialog').shadowRoot;
+    const options = [...root.querySelectorAll('[role=option]')];
+    const active = options.findIndex(o => o.getAttribute('aria-selected') === 'true');
+    let scroller = options[0].parentElement;
+    while (scroller && scroller.scrollHeight <= scroller.clientHeight) scroller = scroller.parentElement;
+    const box = scroller.getBoundingClientRect(), at = active < 0 ? null : options[active].getBoundingClientRect();
+    return {active, options: options.length, inView: at !== null && at.top >= box.top - 1 && at.bottom <= box.bottom + 1,
+            scrolled: scroller.scrollTop, focusInInput: root.activeElement !== null && root.activeElement.tagName === 'INPUT'};
+}"""
+
+
+@pytest.mark.browser
+def test_every_zensical_search_result_is_reached_from_the_keyboard(zensical: Browsing) -> None:
+    """What axe-core's one finding in Zensical's dialog (scrollable-region-focusable) asks for, done the
+    combobox's way: each Down arrow makes the next result active and scrolls the list to show it, while the
+    focus stays in the input. The press past the tenth result loads ten more, and the next goes on."""
+    page, problems = zensical.new_page()
+    page.goto(zensical.url("index.html"), wait_until="load")
+    open_search(page, "Upgrades")
+    first = page.evaluate(ACTIVE_OPTION)["active"]  # Zensical makes the first result active as results come
+    seen = []
+    for _ in range(25):
+        page.keyboard.press("ArrowDown")
+        with contextlib.suppress(PlaywrightTimeout):  # the list may scroll smoothly: give it a moment
+            page.wait_for_function(f"() => ({ACTIVE_OPTION})().inView", timeout=2000)
+        state = page.evaluate(ACTIVE_OPTION)
+        assert state["inView"] and state["focusInInput"], state
+        seen.append(state["active"])
+    # One result further each press; the press past the tenth loads the next ten (it stays where it was once).
+    assert all(b - a in (0, 1) for a, b in zip([first, *seen], seen, strict=False)), seen
+    assert seen.count(seen[-1]) == 1 and set(seen) == set(range(first + 1, seen[-1] + 1)) and seen[-1] > 20, seen
+    assert state["scrolled"] > 0 and state["options"] > 25, state
+    assert problems.all() == [], "\n".join(problems.all())
