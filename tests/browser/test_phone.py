@@ -4,12 +4,14 @@ Chromium (boxes, scroll positions, focus, the URL), on the Cadence site and on t
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import DESKTOP, PHONE, Browsing
 
@@ -289,6 +291,34 @@ def test_quick_unit_jump_on_a_phone(site: Browsing) -> None:
     box, bar = heading.bounding_box(), page.locator(".rules-games").bounding_box()
     assert box is not None and bar is not None
     assert box["y"] >= bar["y"] + bar["height"] - 1, f"the unit's heading is hidden under the game switcher: {box} {bar}"
+    assert problems.all() == [], "\n".join(problems.all())
+
+
+@pytest.mark.browser
+def test_a_search_result_for_a_table_row_lands_below_the_game_switcher(site: Browsing) -> None:
+    """A weapon's or an upgrade's search result leads to its row's anchor in a table, not to a heading:
+    on a phone the row lands under the sticky game switcher, in view, like a unit's heading does."""
+    page, problems = site.new_page(phone=True)
+    open_page(page, site.url("index.html"))
+    for query, anchor in (("Slammer", "standard-weapons--slammer"), ("Big Boss", "upgrades_5--big-boss")):
+        page.locator("label.md-search__icon[for='__search'], label.md-header__button[for='__search']").first.tap()
+        box = page.locator("input.md-search__input")
+        box.fill("")
+        box.press_sequentially(query, delay=20)
+        page.locator(f"a.md-search-result__link[href*='#{anchor}']").first.tap()
+        page.wait_for_url(re.compile(f"#{anchor}$"))
+        row = page.locator(f"article [id='{anchor}']").locator("xpath=ancestor::tr")
+        switcher = page.locator(".rules-games")
+        with contextlib.suppress(PlaywrightTimeout):  # the page may still be scrolling: give it a moment
+            page.wait_for_function(
+                "([id]) => { const r = document.getElementById(id).closest('tr').getBoundingClientRect();"
+                " const s = document.querySelector('.rules-games').getBoundingClientRect(); return r.top >= s.bottom - 1; }",
+                arg=[anchor],
+                timeout=3000,
+            )
+        at, bar = row.bounding_box(), switcher.bounding_box()
+        assert at is not None and bar is not None
+        assert at["y"] >= bar["y"] + bar["height"] - 1, f"{query}: its row is hidden under the game switcher: {at} {bar}"
     assert problems.all() == [], "\n".join(problems.all())
 
 
