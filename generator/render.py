@@ -61,6 +61,16 @@ def plain(text: str) -> str:
     return markup.text_content(markup.render(source).html)
 
 
+def plain_words(text: str) -> str:
+    """A run of words cut from Markdown in data (a part of a word diff) as a reader sees it: formatting and
+    `[[rule]]` brackets go; the spaces at its ends, which part it from the next run, stay."""
+    core = text.strip()
+    if not core:
+        return text
+    start = text.index(core[0])
+    return text[:start] + plain(core) + text[start + len(core) :]
+
+
 def heading_text(text: Any) -> str:
     """Data text for a heading: literal, and safe in the menu and table of contents it feeds."""
     return escape_text(outline_text(text))
@@ -520,6 +530,7 @@ def register_filters(env: jinja2.Environment) -> None:
     """Every filter templates may use, in one place."""
     env.filters["text"] = escape_text
     env.filters["plain"] = plain
+    env.filters["plain_words"] = plain_words
     env.filters["slug"] = slugify
     env.filters["page_title"] = page_title
     env.filters["heading"] = heading_text

@@ -3,7 +3,9 @@ from it for the Recent Changes page."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +107,17 @@ def test_diff_of_two_git_revisions_recorded_as_a_release(tmp_path: Path) -> None
     assert "<del>more attacks.</del> <ins>extra attacks at short range.</ins>" in page
     assert '- Model [Ranger](skirmish/army-lists/rangers.md) (Ranger Squad): changed\n    - Mov: 6" → 7"' in page.replace("\\", "")
     assert _cadence("diff", "no-such-revision", cwd=project).returncode == 2
+
+
+def test_recent_changes_show_the_words_a_reader_sees(built_site: Path) -> None:
+    """A release stores the changed values as their data holds them (Markdown, `[[rule]]` mentions); the page
+    shows them as read on the site: no `**` or `[[…]]` in its text, the removed and added words still marked."""
+    page = (built_site / "recent-changes.html").read_text(encoding="utf-8")
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "[[" not in text and "**" not in text
+    relay = page[page.index("Relay Reaper") :]
+    relay = relay[: relay.index("</li>")]
+    assert (
+        "Accurate, Destructive (2), Relay: a model hit by this weapon makes no Defence Roll; <del>instead</del> <ins>instead,</ins>"
+        in relay
+    )
