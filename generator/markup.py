@@ -1,7 +1,8 @@
 """Markdown from data, rendered so that nothing in it can run in a reader's browser.
 
 Data is written by many hands (community modules, pull requests, copied fan content), so a Markdown
-field gets a restricted dialect: emphasis, code, lists, quotes and links, but no raw HTML, no
+field gets a restricted dialect: emphasis, code, lists, quotes, links and call-outs (`!!! warning "Title"`,
+the theme's admonition kinds only), but no raw HTML, no
 attribute lists and no link or image whose scheme is not on an allow-list, whatever form the link
 takes (inline, reference, autolink, entities or whitespace inside the scheme). Each fragment is
 rendered here, cleaned by an allow-list sanitiser (nh3, Rust's ammonia) as the last line of
@@ -33,8 +34,15 @@ from markdown.treeprocessors import Treeprocessor
 
 #: Schemes a link or image from data may use; a URL without a scheme (relative) is always allowed.
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
-TAGS = frozenset({"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "a", "img"})
+TAGS = frozenset({"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "a", "img", "div"})
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}}
+#: The call-out kinds Material draws (`!!! warning`); any other class a call-out would carry is dropped.
+ADMONITIONS = frozenset({
+    "note", "abstract", "summary", "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done", "question",
+    "help", "faq", "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error", "bug", "example", "quote",
+    "cite"
+})  # fmt: skip
+CLASSES = {"div": {"admonition", *ADMONITIONS}, "p": {"admonition-title"}}
 
 # attr_list's own syntax: `{: #id .class key=value }`, anywhere in a line.
 _ATTR_LIST = r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}"
@@ -138,7 +146,7 @@ class Fragment:
 
 
 _restricted = Restricted()
-_md = markdown.Markdown(extensions=[_restricted])
+_md = markdown.Markdown(extensions=[_restricted, "admonition"])
 
 
 #: One line of words and punctuation that no Markdown syntax reads (no list marker can start it, no
@@ -161,7 +169,15 @@ def render(text: str) -> Fragment:
     _restricted.removed.clear()
     out = _md.convert(str(text))
     removed = tuple(_restricted.removed)
-    clean = nh3.clean(out, tags=set(TAGS), attributes=ATTRIBUTES, url_schemes=set(URL_SCHEMES), link_rel=None, strip_comments=True)
+    clean = nh3.clean(
+        out,
+        tags=set(TAGS),
+        attributes=ATTRIBUTES,
+        allowed_classes=CLASSES,
+        url_schemes=set(URL_SCHEMES),
+        link_rel=None,
+        strip_comments=True,
+    )
     return Fragment(clean, removed)
 
 
@@ -249,7 +265,7 @@ def _parse(fragment: str) -> _Node:
     return tree.root
 
 
-_BLOCKS = frozenset({"p", "ul", "ol", "li", "blockquote", "pre", "hr"})
+_BLOCKS = frozenset({"p", "ul", "ol", "li", "blockquote", "pre", "hr", "div"})
 
 
 def _inline(nodes: list[_Node | str], line_start: bool = False) -> str:
@@ -317,7 +333,23 @@ def _block(node: _Node) -> str:
         return _list(node)
     if node.tag == "blockquote":
         return "\n".join(f"> {line}" if line else ">" for line in "\n\n".join(_blocks(node.children)).split("\n"))
+    if node.tag == "div":
+        return _admonition(node)
     return _inline([node])
+
+
+def _admonition(node: _Node) -> str:
+    """A call-out as the page's admonition syntax: its kind (one the sanitiser kept), its title as inert text
+    in quotes, its blocks indented under it."""
+    kind = next((c for c in node.attrs.get("class", "").split() if c in ADMONITIONS), "note")
+    children = [c for c in node.children if not (isinstance(c, str) and not c.strip())]
+    title = ""
+    first = children[0] if children else None
+    if isinstance(first, _Node) and "admonition-title" in first.attrs.get("class", "").split():
+        title = inert_text("".join(_text_of(first)), quote=True)
+        children.pop(0)
+    body = "\n\n".join(_blocks(children)) or "&#8203;"
+    return f'!!! {kind} "{title}"\n\n' + "\n".join(f"    {line}" if line else "" for line in body.split("\n"))
 
 
 def _list(node: _Node) -> str:

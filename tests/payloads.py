@@ -52,6 +52,9 @@ PAYLOADS: dict[str, str] = {
     "data: and vbscript:": "[data](data:text/html,<script>alert(1)</script>) [vb](vbscript:alert(1)) ![img](javascript:alert(1))",
     "Jinja": "{{ 7*7 }} {% if true %}jinja{% endif %} {{ site.project }}",
     "directive": "[% table skirmish/weather %]\n\n[% special-rules core %]",
+    # a call-out of a kind the theme does not have, a title that tries to end its quotes, a script in its body
+    "call-out": '!!! md-header hidden "x\\" onmouseover=\\"window.__pwned=1"\n    <script>window.__pwned=1</script>'
+    ' [in](javascript:window.__pwned=1)\n\n    !!! danger "<img src=x onerror=window.__pwned=1>"\n        deep',
 }
 
 #: Payloads built together: each batch is one project and one `mkdocs build`.
@@ -64,6 +67,7 @@ BATCHES: tuple[tuple[str, ...], ...] = (
         "javascript: entity in scheme",
         "JAVASCRIPT: uppercase",
         "data: and vbscript:",
+        "call-out",
     ),
 )
 

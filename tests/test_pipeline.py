@@ -104,6 +104,17 @@ def test_shipped_site_builds_with_exact_rows(built_site: Path) -> None:
     assert 'id="heavy-armour"' in appendix and 'id="rapid-fire"' in appendix
 
 
+def test_a_call_out_in_data_is_a_call_out_on_the_page(built_site: Path) -> None:
+    """Fractured Skies' introduction opens with a warning call-out (`!!! warning "Warning"`), as the source
+    does: the page shows the theme's warning box with its title and text, not the Markdown."""
+    page = (built_site / "squadrons/fleets/fractured-skies.html").read_text(encoding="utf-8")
+    assert (
+        '<div class="admonition warning">\n<p class="admonition-title">Warning</p>\n<p>This fleet list is still being developed.</p>\n</div>'
+        in page
+    )
+    assert "!!!" not in page
+
+
 def test_every_link_in_the_shipped_site_is_relative(built_site: Path) -> None:
     """The site works under any base path: no root-absolute links to our own pages.
 
