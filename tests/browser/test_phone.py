@@ -299,8 +299,8 @@ def test_a_search_result_for_a_table_row_lands_below_the_game_switcher(site: Bro
     """A weapon's or an upgrade's search result leads to its row's anchor in a table, not to a heading:
     on a phone the row lands under the sticky game switcher, in view, like a unit's heading does."""
     page, problems = site.new_page(phone=True)
-    open_page(page, site.url("index.html"))
     for query, anchor in (("Slammer", "standard-weapons--slammer"), ("Big Boss", "upgrades_5--big-boss")):
+        open_page(page, site.url("index.html"))  # a page at rest: a tap while one scrolls is not a reader's
         page.locator("label.md-search__icon[for='__search'], label.md-header__button[for='__search']").first.tap()
         box = page.locator("input.md-search__input")
         box.fill("")
