@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from .problems import Problem, Severity
+from .problems import DataError, Problem, Severity
 from .report import FORMATS, format_problems
 
 if TYPE_CHECKING:
@@ -346,6 +346,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
+    _data_dir(root)  # a mkdocs.yml that cannot be read as settings is told here (DataError), not in the staging step
     out = (root / args.site_dir).resolve() if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     recover_output(out)
@@ -538,7 +539,7 @@ def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: S
         took = time.perf_counter() - started
         print(f"cadence: re-staged {changed} files in {took:.1f} s ({cache.rendered} pages rendered, {cache.reused} kept)", file=sys.stderr)
         search.staged(staged, cache)
-    except StagingError as exc:
+    except (StagingError, DataError) as exc:  # DataError: the edited mkdocs.yml cannot be read as settings
         _print_problems(exc.problems)
         show_problems(work, exc.problems)
         print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
@@ -794,6 +795,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     try:
         return commands[args.command](args)
+    except DataError as exc:  # the project's mkdocs.yml cannot be read as settings
+        for problem in exc.problems:
+            print(problem)
+        return EXIT_PROBLEMS
     except OSError as exc:
         print(f"cadence: {exc}", file=sys.stderr)
         return EXIT_USAGE

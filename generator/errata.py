@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from .catalogue import assemble
-from .loader import load_directory
+from .loader import load_directory, resolved
 
 
 def apply_as_published(
@@ -35,8 +35,8 @@ def apply_as_published(
             patch = erratum.as_published
             if patch is None or (only is not None and only != (module.id, index)):
                 continue
-            target = (base / patch.file).resolve()
-            if copy.resolve() not in target.parents or not target.is_file():
+            target = resolved(base / patch.file)
+            if target is None or copy.resolve() not in target.parents or not target.is_file():
                 notes.append(f"as-published: skipped an erratum of {module.id}: {patch.file} is not a project file")
                 continue
             text = target.read_text(encoding="utf-8")

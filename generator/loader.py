@@ -459,6 +459,33 @@ def _outside_link(where: Location) -> Problem:
     )
 
 
+def _loops(where: Location) -> Problem:
+    return error(where, "io", "symbolic link loops: following it leads back to itself")
+
+
+def _followed(
+    link: Path, where: Location, top: Path, wanted: bool, allow_outside_links: bool
+) -> tuple[os.stat_result | None, list[Problem]]:
+    """What a symbolic link leads to, if it may be followed; else None, with the problem if there is one."""
+    target = resolved(link)
+    if target is None:
+        return None, [_loops(where)]
+    if top != target and top not in target.parents and not allow_outside_links:
+        return None, [_outside_link(where)]
+    try:
+        return link.stat(), []
+    except OSError:
+        return None, [error(where, "io", "symbolic link leads nowhere")] if wanted else []
+
+
+def resolved(path: Path) -> Path | None:
+    """Where a symbolic link leads, or None for one that loops back on itself (Python raises for those)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return None
+
+
 def project_files(
     root: Path, folder: str, suffixes: tuple[str, ...], *, allow_outside_links: bool = False
 ) -> tuple[list[Path], list[Problem]]:
@@ -477,7 +504,10 @@ def project_files(
         return path.relative_to(root).as_posix()
 
     def walk(folder_path: Path) -> Iterator[Path]:
-        real = folder_path.resolve()
+        real = resolved(folder_path)
+        if real is None:  # the folder itself is a link that loops
+            problems.append(_loops(Location(rel(folder_path), 1, 1)))
+            return
         if real in seen:
             return
         seen.add(real)
@@ -489,21 +519,15 @@ def project_files(
         for entry in entries:
             path = Path(entry.path)
             try:
-                info = path.lstat()
+                info: os.stat_result | None = path.lstat()
             except OSError:
                 continue
             wanted = path.suffix in suffixes
-            if stat.S_ISLNK(info.st_mode):
-                target = path.resolve()
-                if top != target and top not in target.parents and not allow_outside_links:
-                    problems.append(_outside_link(Location(rel(path), 1, 1)))
-                    continue
-                try:
-                    info = path.stat()
-                except OSError:
-                    if wanted:
-                        problems.append(error(Location(rel(path), 1, 1), "io", "symbolic link leads nowhere"))
-                    continue
+            if info is not None and stat.S_ISLNK(info.st_mode):
+                info, refused = _followed(path, Location(rel(path), 1, 1), top, wanted, allow_outside_links)
+                problems.extend(refused)
+            if info is None:
+                continue
             if stat.S_ISDIR(info.st_mode):
                 yield from walk(path)
             elif stat.S_ISREG(info.st_mode):

@@ -93,7 +93,8 @@ def load_project(
     # to match the schema would otherwise echo as a cascade of "does not exist" errors elsewhere.
     if project is not None and not any(p.severity.value == "error" for p in problems):
         resolved = resolve(project, content, content_dir)
-        words = read_words(root / data_dir / "words.txt")
+        words, unread = read_words(root / data_dir / "words.txt", f"{data_dir}/words.txt")
+        problems.extend(unread)
         problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked, digests))
     return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key), resolved)
 

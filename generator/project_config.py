@@ -12,7 +12,10 @@ from typing import Any
 
 import yaml
 
+from .problems import DataError, Location, error
+
 PLUGIN_NAME = "rules"
+CONFIG_FILE = "mkdocs.yml"
 
 
 class _ConfigLoader(yaml.SafeLoader):
@@ -35,12 +38,43 @@ def content_folder(config: dict[str, Any]) -> str:
     return str(config.get("docs_dir", "docs"))
 
 
+def load_config(root: Path, loader: type[yaml.SafeLoader]) -> dict[str, Any]:
+    """The project's mkdocs.yml as a mapping. A file that cannot be read as one raises `DataError` with its
+    one located problem: the commands print it like any problem in the project, never a traceback."""
+    raw = (root / CONFIG_FILE).read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        where = Location(CONFIG_FILE, line, column)
+        raise DataError([error(where, "encoding", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8", "save the file as UTF-8")]) from None
+    try:
+        data = yaml.load(text, Loader=loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = Location(CONFIG_FILE, mark.line + 1, mark.column + 1) if mark else Location(CONFIG_FILE, 1, 1)
+        what = f"{exc.problem} ({exc.context})" if exc.problem and exc.context else exc.problem or exc.context or "invalid YAML"
+        raise DataError([error(where, "yaml", f"invalid YAML: {what}")]) from None
+    except yaml.YAMLError as exc:
+        raise DataError([error(Location(CONFIG_FILE, 1, 1), "yaml", f"invalid YAML: {exc}")]) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        message = f"{CONFIG_FILE} must be a mapping of settings (site_name: ..., docs_dir: ...), not a {type(data).__name__}"
+        raise DataError([error(Location(CONFIG_FILE, 1, 1), "config", message)])
+    return data
+
+
 def read_folders(root: Path) -> tuple[str, str]:
     """The data and content folders, relative to the project root."""
-    config = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_ConfigLoader) or {}
+    config = load_config(root, _ConfigLoader)
     content = content_folder(config)
     data = "data"
-    for plugin in config.get("plugins") or []:
-        if isinstance(plugin, dict) and PLUGIN_NAME in plugin:
-            data = str((plugin[PLUGIN_NAME] or {}).get("data_dir", "data"))
+    plugins = config.get("plugins") or []
+    entries = [{name: value} for name, value in plugins.items()] if isinstance(plugins, dict) else plugins
+    for plugin in entries if isinstance(entries, list) else []:
+        options = plugin.get(PLUGIN_NAME) if isinstance(plugin, dict) else None
+        if isinstance(options, dict):
+            data = str(options.get("data_dir", "data"))
     return data, content

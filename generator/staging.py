@@ -27,7 +27,7 @@ import yaml
 
 from . import cache as cache_memo
 from .problems import Location, Problem, error
-from .project_config import content_folder
+from .project_config import content_folder, load_config
 
 if TYPE_CHECKING:  # the rest of the pipeline is imported where it runs: a build of an unchanged project needs none of it
     from .incremental import PageCache
@@ -112,8 +112,7 @@ _ConfigDumper.add_representer(Tagged, _represent_tagged)
 
 def read_config(root: Path) -> dict[str, Any]:
     """The project's mkdocs.yml as data."""
-    data = yaml.load((root / CONFIG_NAME).read_text(encoding="utf-8"), Loader=_ConfigLoader)  # a SafeLoader subclass
-    return dict(data) if isinstance(data, dict) else {}
+    return dict(load_config(root, _ConfigLoader))  # a SafeLoader subclass; DataError for a file that is not one
 
 
 def _plain(value: Any) -> Any:

@@ -411,3 +411,61 @@ def test_a_page_name_longer_than_a_file_name_is_a_located_error(tmp_path: Path) 
         + "r" * 300
         + "' cannot be used: a segment is 300 characters long; the limit is 100"
     ) in output
+
+
+def test_symlink_loops_are_located_errors_not_tracebacks(tmp_path: Path) -> None:
+    """A link to itself, two links to each other (in data and in content): each one error at the link, from
+    `cadence check` and from `cadence build`, which leaves no site."""
+    project = copy_project(MINI, tmp_path / "mini")
+    (project / "data/core/self.yaml").symlink_to("self.yaml")
+    (project / "content/one.md").symlink_to("two.md")
+    (project / "content/two.md").symlink_to("one.md")
+    loops = [
+        f"{path}:1:1: error[io]: symbolic link loops: following it leads back to itself"
+        for path in ("content/one.md", "content/two.md", "data/core/self.yaml")
+    ]
+    code, output = run_check(project)
+    assert (code, output.splitlines()) == (1, [*loops, "3 errors, 0 warnings"])
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    built = subprocess.run([sys.executable, "-m", "generator.cli", "build", "-q"], cwd=project, capture_output=True, text=True, env=env)
+    assert built.returncode == 1 and "Traceback" not in built.stderr
+    assert [line for line in built.stderr.splitlines() if "error[" in line] == loops
+    assert not (project / "site").exists()
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        (
+            b"site_name: [unclosed\n",
+            "mkdocs.yml:2:1: error[yaml]: invalid YAML: expected ',' or ']', but got '<stream end>' (while parsing a flow sequence)",
+        ),
+        (
+            b"- a\n- b\n",
+            "mkdocs.yml:1:1: error[config]: mkdocs.yml must be a mapping of settings (site_name: ..., docs_dir: ...), not a list",
+        ),
+        (b"site_name: caf\xe9\n", "mkdocs.yml:1:15: error[encoding]: byte 0xe9 is not valid UTF-8 (hint: save the file as UTF-8)"),
+    ],
+)
+def test_a_broken_mkdocs_yml_is_one_located_error(written: bytes, expected: str, tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    (project / "mkdocs.yml").write_bytes(written)
+    assert run_check(project) == (1, expected + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert cadence(["-C", str(project), "build"]) == 1
+    assert (out.getvalue(), err.getvalue()) == (expected + "\n", "")
+
+
+def test_a_word_list_that_is_not_utf8_is_a_located_error(tmp_path: Path) -> None:
+    """Not a traceback; and spelling is not checked against an empty list instead (a warning for every word
+    the list accepts)."""
+    project = copy_project(MINI, tmp_path / "mini")
+    words = project / "data/words.txt"
+    lines = len(words.read_bytes().splitlines())
+    with words.open("ab") as handle:
+        handle.write(b"caf\xe9\n")
+    assert run_check(project) == (
+        1,
+        f"data/words.txt:{lines + 1}:4: error[encoding]: byte 0xe9 is not valid UTF-8 (hint: save the file as UTF-8)\n1 error, 0 warnings\n",
+    )

@@ -5,6 +5,7 @@ Misspelt or oddly cased names are the sources' commonest slip, and one no refere
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from functools import lru_cache, partial
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..catalogue import ListEntry, Project, walk_sections
+from ..loader import read_text
 from ..model import Record, Section, Table
 from ..problems import Location, Problem, warning
 from .base import CheckRun, at, field_values, named_fields
@@ -186,13 +188,18 @@ def _spelling_hint(word: str) -> str:
     return f"if '{word}' is right, add it to data/words.txt"
 
 
-def read_words(path: Path) -> frozenset[str]:
-    """The project's word list: one word a line, '#' starts a comment."""
-    if not path.is_file():
-        return frozenset()
+def read_words(path: Path, rel: str = "data/words.txt") -> tuple[frozenset[str] | None, list[Problem]]:
+    """The project's word list: one word a line, '#' starts a comment. None, with the located problem, for a
+    list that cannot be read (not UTF-8, say): spelling is then not checked, rather than every word the list
+    accepts reported."""
+    if not os.path.lexists(path):
+        return frozenset(), []
+    text, problems = read_text(path, rel)
+    if text is None:
+        return None, problems
     words = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         word = line.split("#", 1)[0].strip().lower()
         if word:
             words.add(word)
-    return frozenset(words)
+    return frozenset(words), problems
