@@ -230,8 +230,10 @@ def reference_markdown(examples: dict[tuple[str, str], str]) -> str:
 
 
 def _least(f: dataclasses.Field[Any]) -> str:
-    """The least whole number a field takes, where it names one (`doc(..., least=1)`), as the reference says it."""
-    return f", at least {f.metadata['least']}" if "least" in f.metadata else ""
+    """The least and greatest whole numbers a field takes, where it names them (`doc(..., least=0, most=100)`), as
+    the reference says them."""
+    least = f", at least {f.metadata['least']}" if "least" in f.metadata else ""
+    return least + (f", at most {f.metadata['most']}" if "most" in f.metadata else "")
 
 
 def _record_args(tp: Any) -> Iterator[type[Record]]:

@@ -540,8 +540,8 @@ class SpecialRule(Record):
 class Range(Record):
     """A least and a most, either of which may be left open."""
 
-    min: int | None = field(default=None, metadata=doc("Least."))
-    max: int | None = field(default=None, metadata=doc("Most."))
+    min: int | None = field(default=None, metadata=doc("Least.", least=0))
+    max: int | None = field(default=None, metadata=doc("Most.", least=0))
     shared_with: tuple[str, ...] = field(default=(), metadata=doc("Other units counted against the same limit."))
 
 
@@ -612,8 +612,8 @@ class Category(Record):
 
     id: str = field(metadata=doc("Category id used by units.", slug=True))
     name: str = field(metadata=doc("Category name."))
-    min_share: int | None = field(default=None, metadata=doc("Least share of the army's points, in percent."))
-    max_share: int | None = field(default=None, metadata=doc("Greatest share of the army's points, in percent."))
+    min_share: int | None = field(default=None, metadata=doc("Least share of the army's points, in percent.", least=0, most=100))
+    max_share: int | None = field(default=None, metadata=doc("Greatest share of the army's points, in percent.", least=0, most=100))
     units: Range | None = field(default=None, metadata=doc("How many units of this category an army has."))
     counts_as: str | None = field(default=None, metadata=doc("Another category whose share this one counts towards."))
     min_game_points: int | None = field(default=None, metadata=doc("Only used in games of at least this many points."))
@@ -630,7 +630,7 @@ class RuleRatio(Record):
     """
 
     rule: str = field(metadata=doc("The special rule (by name) of the units limited.", example="Transport"))
-    max: int = field(default=1, metadata=doc("How many such units for every unit counted.", example=2))
+    max: int = field(default=1, metadata=doc("How many such units for every unit counted.", example=2, least=1))
     without: tuple[str, ...] = field(
         metadata=doc("Special rules (by name): every unit with none of them allows `max` units more.", example=["Vehicle"])
     )
@@ -689,10 +689,10 @@ class Reinforcements(Record):
 class ArmyBuilding(Record):
     """A module's army-building rules: budget, categories, game sizes."""
 
-    budget: int | None = field(default=None, metadata=doc("Total an army may spend."))
-    max_units: int | None = field(default=None, metadata=doc("Most units (or ships, cars) an army may have."))
-    per_item_budget: int | None = field(default=None, metadata=doc("Most one unit may cost with its gear."))
-    pooled_budget_per_item: int | None = field(default=None, metadata=doc("Extra budget per unit, spendable on any unit's gear."))
+    budget: int | None = field(default=None, metadata=doc("Total an army may spend.", least=1))
+    max_units: int | None = field(default=None, metadata=doc("Most units (or ships, cars) an army may have.", least=1))
+    per_item_budget: int | None = field(default=None, metadata=doc("Most one unit may cost with its gear.", least=0))
+    pooled_budget_per_item: int | None = field(default=None, metadata=doc("Extra budget per unit, spendable on any unit's gear.", least=0))
     typical_size: ProfileValue | None = field(default=None, metadata=doc("Usual number of units, e.g. '3-6'."))
     reinforcements: Reinforcements | None = field(default=None, metadata=doc("Reinforcements arriving later in the game."))
     categories: tuple[Category, ...] = field(default=(), metadata=doc("Unit categories and their shares."))
@@ -851,7 +851,7 @@ class PerUnit(Record):
     """A limit of one unit for every so many of another."""
 
     unit: str = field(metadata=doc("The unit that allows this one."))
-    max: int = field(default=1, metadata=doc("How many of this unit per such unit.", example=2))
+    max: int = field(default=1, metadata=doc("How many of this unit per such unit.", example=2, least=1))
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -859,8 +859,8 @@ class ModelLimit(Record):
     """How many of one model a unit may have."""
 
     model: str = field(metadata=doc("A model of the unit."))
-    min: int = field(default=0, metadata=doc("Least of that model in the unit.", example=1))
-    max: int = field(metadata=doc("Most of that model in the unit."))
+    min: int = field(default=0, metadata=doc("Least of that model in the unit.", example=1, least=0))
+    max: int = field(metadata=doc("Most of that model in the unit.", least=0))
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -873,7 +873,7 @@ class Composition(Record):
     per_army: Range | None = field(default=None, metadata=doc("Limit of this unit per army."))
     per_unit: PerUnit | None = field(default=None, metadata=doc("One of this unit for every such unit."))
     limits: tuple[ModelLimit, ...] = field(default=(), metadata=doc("Most of a given model in the unit."))
-    taken_in: int | None = field(default=None, metadata=doc("The unit is always taken in groups of this many."))
+    taken_in: int | None = field(default=None, metadata=doc("The unit is always taken in groups of this many.", least=1))
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -883,8 +883,8 @@ class WeaponOption(Record):
     lists: tuple[str, ...] = field(default=(), metadata=doc("Weapon lists to choose from."))
     weapons: tuple[str, ...] = field(default=(), metadata=doc("Single weapons to choose from."))
     models: Literal["one", "any", "all"] | None = field(default=None, metadata=doc("Which models the choice is for."))
-    min: int = field(default=0, metadata=doc("Least weapons chosen."))
-    max: int = field(default=1, metadata=doc("Most weapons chosen."))
+    min: int = field(default=0, metadata=doc("Least weapons chosen.", least=0))
+    max: int = field(default=1, metadata=doc("Most weapons chosen.", least=0))
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

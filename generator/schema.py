@@ -93,6 +93,7 @@ class _Field:
     required: bool
     slug: bool
     least: int | None  # the least whole number the field takes, where it names one (`doc(..., least=1)`)
+    most: int | None  # the greatest, where it names one (`doc(..., most=100)`)
 
 
 _PLANS: dict[type, tuple[tuple[_Field, ...], frozenset[str]]] = {}
@@ -103,7 +104,15 @@ def _plan(cls: type[Record]) -> tuple[tuple[_Field, ...], frozenset[str]]:
     if cls not in _PLANS:
         hints = type_hints(cls)
         fields = tuple(
-            _Field(f.name, yaml_key(f), hints[f.name], _required(f), bool(f.metadata.get("slug")), f.metadata.get("least"))
+            _Field(
+                f.name,
+                yaml_key(f),
+                hints[f.name],
+                _required(f),
+                bool(f.metadata.get("slug")),
+                f.metadata.get("least"),
+                f.metadata.get("most"),
+            )
             for f in data_fields(cls)
         )
         _PLANS[cls] = (fields, frozenset(f.key for f in fields))
@@ -311,10 +320,26 @@ class Builder:
         if built is not _MISSING and f.slug and isinstance(built, str) and built and not re.match(SLUG, built):
             message = f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}"
             return self.fail(loc_of(built, raw.key_locs[key]), "slug", message, sub)
-        if f.least is not None and isinstance(built, int) and not isinstance(built, bool) and built < f.least:
-            message = f"{sub} must be a whole number of at least {f.least}, not {built}"
-            return self.fail(loc_of(built, raw.key_locs[key]), "value", message, sub)
+        wrong = _out_of_bounds(built, f.least, f.most) if isinstance(built, int) and not isinstance(built, bool) else ""
+        if wrong:
+            return self.fail(loc_of(built, raw.key_locs[key]), "value", f"{sub} must be {wrong}, not {built}", sub)
         return built
+
+
+#: The largest whole number data may hold: the army builder's script reads every number exactly up to here.
+LARGEST = 2**53 - 1
+
+
+def _out_of_bounds(number: int, least: int | None, most: int | None) -> str:
+    """What is wrong with a whole number outside a field's range, as a problem says it; '' when it is within."""
+    top = LARGEST if most is None else most
+    if least is not None and number < least:
+        return f"a whole number from {least} to {most}" if most is not None else f"a whole number of at least {least}"
+    if number > top:
+        return f"a whole number from {least} to {most}" if least is not None and most is not None else f"a whole number of at most {top}"
+    if number < -LARGEST:
+        return f"a whole number of at least {-LARGEST}"
+    return ""
 
 
 def _required(f: dataclasses.Field[Any]) -> bool:
@@ -326,7 +351,7 @@ def _kind(raw: Any) -> str:
         return "nothing"
     if isinstance(raw, bool):
         return "true/false"
-    if isinstance(raw, (int, LocInt)):
+    if isinstance(raw, (int, LocInt, float)):  # a LocFloat is a float: 26.5 where a whole number is asked for
         return f"the number {raw}"
     if isinstance(raw, str):
         return f"the text {str(raw)!r}"[:80]
@@ -405,6 +430,8 @@ def _record_schema(tp: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
             prop = {**prop, "pattern": SLUG}
         if "least" in f.metadata:
             prop = {**prop, "minimum": f.metadata["least"]}
+        if "most" in f.metadata:
+            prop = {**prop, "maximum": f.metadata["most"]}
         props[yaml_key(f)] = prop
         if _required(f):
             required.append(yaml_key(f))

@@ -74,7 +74,7 @@ CHECKS: tuple[Check, ...] = (
     Check(over_project(path_problems), ("unsafe-path",)),
     Check(modules.check_module_pages, ("missing-page",)),
     Check(modules.check_module_tables, ("duplicate",)),
-    Check(modules.check_categories, ("unknown-category", "share")),
+    Check(modules.check_categories, ("unknown-category", "share", "range")),
     Check(tables.check_tables, ("table-row", "dice", "roll", "roll-range", "roll-overlap", "roll-gap")),
     Check(
         army_lists.check_army_lists,

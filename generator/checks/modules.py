@@ -57,6 +57,9 @@ def _shares(module: Module) -> Iterator[Problem]:
         if category.min_share is not None and category.max_share is not None and category.min_share > category.max_share:
             message = f"category '{category.id}' needs at least {category.min_share}% but allows at most {category.max_share}%"
             yield error(category.loc, "share", message)
+        units = category.units
+        if units is not None and units.min is not None and units.max is not None and units.min > units.max:
+            yield error(units.loc, "range", f"category '{category.id}': an army's units of it run from {units.min} down to {units.max}")
     minimum = sum(c.min_share or 0 for c in module.army_building.categories)
     if minimum > 100:
         yield error(module.army_building.loc, "share", f"the categories' least shares add up to {minimum}%, more than a whole army")
