@@ -17,7 +17,22 @@ from ..catalogue import ListEntry, Project
 from ..paths import path_problems
 from ..problems import Problem
 from ..resolve import Resolved
-from . import army_lists, budgets, built_models, design, errata, links, markup, modules, rules, spelling, tables, unused, values
+from . import (
+    army_lists,
+    budgets,
+    built_models,
+    design,
+    errata,
+    front_matter,
+    links,
+    markup,
+    modules,
+    rules,
+    spelling,
+    tables,
+    unused,
+    values,
+)
 from .base import CheckRun
 from .lists import ListMemo
 from .spelling import read_words
@@ -86,6 +101,7 @@ CHECKS: tuple[Check, ...] = (
     Check(built_models.check_built_models, ("points", "profile", "rules")),
     Check(links.check_page_collisions, ("page-collision",)),
     Check(links.check_directives, ("directive",)),
+    Check(front_matter.check_front_matter, ("front-matter",)),
     Check(links.check_page_links, ("broken-link",)),
     Check(unused.check_unused, ("unused",)),
     Check(spelling.check_name_spelling, ("spelling", "name-case")),

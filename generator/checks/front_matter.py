@@ -1,0 +1,44 @@
+"""A content page's front matter (the YAML between its first two `---` lines) reads as settings.
+
+MkDocs takes front matter it cannot read for part of the page and publishes it as text (a stray rule and
+a heading made of the settings); the build's own search settings go into the same block. So a page whose
+front matter is not a YAML mapping is an error at the line that breaks it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import yaml
+
+from ..problems import Location, Problem, error
+from .base import CheckRun
+
+#: MkDocs' own pattern: the block opens the page and ends at '---' or '...'.
+FRONT_MATTER = re.compile(r"-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_HINT = "write it as 'key: value' lines, or remove the block"
+
+
+def check_front_matter(run: CheckRun) -> Iterator[Problem]:
+    for page in sorted(run.resolved.content):
+        match = FRONT_MATTER.match(run.resolved.content[page])
+        if match is None:
+            continue
+        path = f"{run.resolved.content_dir}/{page}.md"
+        try:
+            settings = yaml.load(match[1], Loader=_Loader)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            where = Location(path, mark.line + 2, mark.column + 1) if mark else Location(path, 1, 1)
+            what = exc.problem or exc.context or "invalid YAML"
+            yield error(where, "front-matter", f"the page's front matter is not valid YAML: {what}", _HINT)
+            continue
+        except yaml.YAMLError as exc:
+            yield error(Location(path, 1, 1), "front-matter", f"the page's front matter is not valid YAML: {exc}", _HINT)
+            continue
+        if settings is not None and not isinstance(settings, dict):
+            yield error(
+                Location(path, 2, 1), "front-matter", "the page's front matter must be settings (key: value), not a list or a value", _HINT
+            )
