@@ -365,9 +365,11 @@ def link_records(records: Records, data_dir: str, unread: Collection[str] = ()) 
     entries: list[ListEntry] = []
     for folder, army_list, path in records.lists:
         module_id = records.folder_module.get(folder)
-        if module_id is None:
+        if module_id is None and not any(PurePosixPath(file).parent == PurePosixPath(data_dir, folder) for file in unread):
             message = f"army list '{army_list.id}' is in folder '{folder}', which has no module.yaml"
             problems.append(error(_loc(army_list), "missing", message))
+        elif module_id is None:
+            continue  # the folder's module file could not be read: its own problem says why
         else:
             entries.append(ListEntry(module_id, army_list, path))
     scopes = _module_scopes(records.modules)

@@ -573,7 +573,7 @@ def _refused(exc: BaseException, rel: str, text: str) -> Problem:
         message = exc.problem or exc.context or "invalid YAML"
         if exc.context and exc.problem:
             message = f"{exc.problem} ({exc.context})"
-        return error(loc, "yaml", f"invalid YAML: {message}")
+        return error(loc, "yaml", f"invalid YAML: {message}", _yaml_hint(text, mark))
     if isinstance(exc, yaml.reader.ReaderError):
         # libyaml counts the position in UTF-8 bytes; editors count characters.
         at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if _FastLoader is not yaml.SafeLoader else exc.position
@@ -581,6 +581,17 @@ def _refused(exc: BaseException, rel: str, text: str) -> Problem:
     if isinstance(exc, RecursionError):
         return error(Location(rel, 1, 1), "too-deep", f"data nests deeper than {MAX_DEPTH} levels")
     return error(Location(rel, 1, 1), "yaml", f"invalid YAML: {exc}")
+
+
+def _yaml_hint(text: str, mark: Any) -> str:
+    """A hint where the cause is a common one: a tab where YAML wants spaces."""
+    if mark is None:
+        return ""
+    lines = text.splitlines()
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    if "\t" in line[: len(line) - len(line.lstrip())] or line[mark.column : mark.column + 1] == "\t":
+        return "YAML indents with spaces, not tabs: this line has a tab"
+    return ""
 
 
 def load_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:

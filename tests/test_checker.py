@@ -180,3 +180,15 @@ def test_exit_code_for_problems_and_missing_project(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 2
     assert "no mkdocs.yml" in result.stderr
+
+
+def test_a_tab_in_a_module_file_is_one_error_with_a_hint(tmp_path: Path) -> None:
+    """A designer's commonest YAML slip: told where, and what it is; the lists of that module's folder are not
+    also reported as having no module file (its own error says why it was not read)."""
+    project = copy_project(MINI, tmp_path / "mini")
+    module = project / "data/skirmish/module.yaml"
+    module.write_text(module.read_text(encoding="utf-8").replace("    budget: 200", "\tbudget: 200"), encoding="utf-8")
+    assert [str(p) for p in load_project(project).problems] == [
+        "data/skirmish/module.yaml:10:1: error[yaml]: invalid YAML: found character that cannot start any token (while scanning for the next token) "
+        "(hint: YAML indents with spaces, not tabs: this line has a tab)"
+    ]
