@@ -4,6 +4,7 @@ critical violation on the pages a player uses, in the light and the dark scheme,
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 from pathlib import Path
 from typing import Literal
@@ -122,21 +123,20 @@ ACTIVE_OPTION = """() => {
 def test_every_zensical_search_result_is_reached_from_the_keyboard(zensical: Browsing) -> None:
     """What axe-core's one finding in Zensical's dialog (scrollable-region-focusable) asks for, done the
     combobox's way: each Down arrow makes the next result active and scrolls the list to show it, while the
-    focus stays in the input. The press past the tenth result loads ten more, and the next goes on."""
+    focus stays in the input. A press past the last result loaded loads ten more (the active one stays while
+    they come: how many presses that takes depends on the machine), and the next press goes on."""
     page, problems = zensical.new_page()
     page.goto(zensical.url("index.html"), wait_until="load")
     open_search(page, "Upgrades")
-    first = page.evaluate(ACTIVE_OPTION)["active"]  # Zensical makes the first result active as results come
-    seen = []
-    for _ in range(25):
+    seen = [page.evaluate(ACTIVE_OPTION)["active"]]  # Zensical makes the first result active as results come
+    while seen[-1] < 24 and len(seen) < 80:  # past two loads of ten more
         page.keyboard.press("ArrowDown")
         with contextlib.suppress(PlaywrightTimeout):  # the list may scroll smoothly: give it a moment
             page.wait_for_function(f"() => ({ACTIVE_OPTION})().inView", timeout=2000)
         state = page.evaluate(ACTIVE_OPTION)
         assert state["inView"] and state["focusInInput"], state
         seen.append(state["active"])
-    # One result further each press; the press past the tenth loads the next ten (it stays where it was once).
-    assert all(b - a in (0, 1) for a, b in zip([first, *seen], seen, strict=False)), seen
-    assert seen.count(seen[-1]) == 1 and set(seen) == set(range(first + 1, seen[-1] + 1)) and seen[-1] > 20, seen
+    # Never back, never a result skipped: every one of the first 25 was active and in view in turn.
+    assert all(b - a in (0, 1) for a, b in itertools.pairwise(seen)) and seen[-1] == 24, seen
     assert state["scrolled"] > 0 and state["options"] > 25, state
     assert problems.all() == [], "\n".join(problems.all())
