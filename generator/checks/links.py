@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..model import slugify
 from ..problems import Location, Problem, did_you_mean, error
 from .base import CheckRun
 
@@ -28,12 +29,22 @@ def check_page_collisions(run: CheckRun) -> Iterator[Problem]:
 
 
 def check_directives(run: CheckRun) -> Iterator[Problem]:
-    """Every [% directive %] reads, and names what it shows, with options it takes."""
+    """Every [% directive %] reads, and names what it shows, with options it takes; a page shows a rule's
+    definition once (a second would repeat its heading's anchor)."""
     yield from run.resolved.directive_syntax
     for page in sorted(run.resolved.directives):
+        shown: dict[str, int] = {}
         for binding in run.resolved.directives[page]:
             if binding.problem:
                 yield error(binding.where, "directive", binding.problem, binding.hint)
+                continue
+            again = sorted({rule.name for rule in binding.rules if slugify(rule.name) in shown})
+            if again:
+                first = shown[slugify(again[0])]
+                message = f"special-rules shows '{again[0]}' a second time on this page (first by line {first})"
+                yield error(binding.where, "directive", message, "give each directive its own scope or kind=")
+            for rule in binding.rules:
+                shown.setdefault(slugify(rule.name), binding.where.line)
 
 
 def check_page_links(run: CheckRun) -> Iterator[Problem]:

@@ -24,7 +24,7 @@ DIRECTIVE_OPTIONS = {"special-rules": ("kind", "level", "order"), "table": (), "
 #: How `order=` may sort a special-rules directive's rules: by name, or as the data lists them.
 RULE_ORDERS = ("name", "source")
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
-HEADING_LEVELS = range(1, 7)
+HEADING_LEVELS = range(2, 7)  # the page's title is its one level-1 heading
 
 
 def page_scope(project: Project, page: str) -> str | None:
@@ -96,10 +96,10 @@ def _special_rules(project: Project, page: str, directive: Directive, where: Loc
     kind = directive.options.get("kind", kinds[0])
     if kind not in kinds:
         problem = f"special-rules kind must be one of {', '.join(kinds)}, not '{kind}'"
-        return DirectiveBinding(page, directive, where, problem=problem)
+        return DirectiveBinding(page, directive, where, problem=problem, hint=did_you_mean(kind, list(kinds)))
     level = directive.options.get("level", "3")
     if not level.isdigit() or int(level) not in HEADING_LEVELS:
-        problem = f"special-rules level must be a heading level from 1 to 6, not '{level}'"
+        problem = f"special-rules level must be a heading level from 2 to 6, not '{level}'"
         return DirectiveBinding(page, directive, where, problem=problem, hint="write level=3")
     scope = project.scopes[directive.args[0]]
     order = directive.options.get("order", project.modules[scope.module].rule_order)
