@@ -11,18 +11,22 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar, overload
 
 from .catalogue import ListEntry, Project, walk_sections
 from .model import ArmyList, Labels, Module, Section, SpecialRule, Terms, Unit, UpgradeList, WeaponList, slugify, unique
-from .problems import Location, Problem, error
+from .problems import Location, Problem, error, warning
 
 # --- directives in content pages ---------------------------------------------------------------
 
 DIRECTIVE = re.compile(r"^[ \t]*\[%(?P<body>.*?)%\][ \t]*$", re.M)
 DIRECTIVE_START = re.compile(r"^[ \t]*\[%", re.M)
+#: A line with a directive that does not start it: shown as text, since only a line of its own is one.
+_INLINE_LINE = re.compile(r"^(?![ \t]*\[%).*\[%.*%\]", re.M)
+_INLINE = re.compile(r"\[%[^\n]*?%\]")
 RULE_LINK = re.compile(r"\[\[(?P<use>[^\[\]\n]+?)\]\]")
 HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t#]*(?:\{[^}]*#(?P<id>[\w-]+)[^}]*\})?[ \t]*$", re.M)
 
@@ -57,9 +61,9 @@ def _find_directives(text: str, path: str) -> tuple[tuple[Directive, ...], tuple
         whole = text[match.start() : end if end >= 0 else len(text)]
         full = DIRECTIVE.match(whole)
         if not full:
-            problems.append(
-                error(Location(path, line, 1), "directive", "a '[%' line must end with '%]'", hint="write [% table module/id %]")
-            )
+            ended = whole.rstrip()
+            ended = f"{ended[:57]}... %]" if len(ended) > 60 else f"{ended} %]"
+            problems.append(error(Location(path, line, 1), "directive", "a '[%' line must end with '%]'", hint=f"write {ended}"))
             continue
         try:
             words = shlex.split(full["body"])
@@ -72,7 +76,24 @@ def _find_directives(text: str, path: str) -> tuple[tuple[Directive, ...], tuple
         args = tuple(w for w in words[1:] if "=" not in w)
         options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
         directives.append(Directive(words[0], args, options, line, whole))
+    if _INLINE_LINE.search(text):
+        problems.extend(_inline_directives(text, path))
     return tuple(directives), tuple(problems)
+
+
+def _inline_directives(text: str, path: str) -> Iterator[Problem]:
+    """Directives written inside a line of text (not in code): the page would show them as written."""
+    fenced = False
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        if fenced or stripped.startswith(("```", "~~~", "[%")) or line.startswith(("    ", "\t")):
+            continue
+        for match in _INLINE.finditer(line):
+            if line.count("`", 0, match.start()) % 2 == 0:  # not inside inline code
+                message = "a directive works only alone on its own line; inside text it is shown as written"
+                yield warning(Location(path, number, match.start() + 1), "directive", message, "put it on a line of its own")
 
 
 def heading_ids(text: str) -> list[str]:

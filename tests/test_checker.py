@@ -102,7 +102,9 @@ def test_a_page_is_read_in_one_scope_by_check_and_build(tmp_path: Path) -> None:
     ]
 
 
-DIRECTIVE_CASES = [i for i, c in enumerate(CASES) if c["code"] == "directive"]
+DIRECTIVE_CASES = [
+    i for i, c in enumerate(CASES) if c["code"] == "directive" and " error[" in c["expect"]
+]  # a warning does not stop a build
 
 
 @pytest.mark.parametrize("index", DIRECTIVE_CASES, ids=[CASES[i]["replace"] for i in DIRECTIVE_CASES])
