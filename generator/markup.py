@@ -29,6 +29,7 @@ from typing import Any
 import markdown
 import nh3
 from markdown.extensions import Extension
+from markdown.extensions.admonition import AdmonitionExtension
 from markdown.inlinepatterns import HTML_RE, InlineProcessor
 from markdown.treeprocessors import Treeprocessor
 
@@ -146,7 +147,8 @@ class Fragment:
 
 
 _restricted = Restricted()
-_md = markdown.Markdown(extensions=[_restricted, "admonition"])
+# The extension itself, not its name: a name is looked up among every installed package's entry points.
+_md = markdown.Markdown(extensions=[_restricted, AdmonitionExtension()])
 
 
 #: One line of words and punctuation that no Markdown syntax reads (no list marker can start it, no

@@ -61,11 +61,15 @@ def plain(text: str) -> str:
     return markup.text_content(markup.render(source).html)
 
 
+#: A run with none of the characters the restricted Markdown reads as syntax, and no list or quote marker.
+_NO_MARKUP = re.compile(r"(?![-+>] |\d+[.)] )[^*_`\[\]<>&\\#!~]*")
+
+
 def plain_words(text: str) -> str:
     """A run of words cut from Markdown in data (a part of a word diff) as a reader sees it: formatting and
     `[[rule]]` brackets go; the spaces at its ends, which part it from the next run, stay."""
     core = text.strip()
-    if not core:
+    if not core or _NO_MARKUP.fullmatch(core):  # most runs: words no Markdown reads, shown as they are
         return text
     start = text.index(core[0])
     return text[:start] + plain(core) + text[start + len(core) :]
