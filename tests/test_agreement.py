@@ -333,7 +333,7 @@ def test_report_agreement_counts() -> None:
             "content/skirmish/rules.md",
             "[% special-rules skirmish %]",
             "[% special-rules skirmish level=abc %]",
-            "content/skirmish/rules.md:7:1: error[directive]: special-rules level must be a heading level from 1 to 6, not 'abc'",
+            "content/skirmish/rules.md:7:1: error[directive]: special-rules level must be a heading level from 2 to 6, not 'abc'",
         ),
         (
             "data/skirmish/army-lists/rangers.yaml",
