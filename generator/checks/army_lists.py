@@ -71,12 +71,12 @@ def _defined_twice(army_list: ArmyList, section: Section, names: dict[str, dict[
 
 
 def _twice(kind: str, items: tuple[Record, ...], list_name: str) -> Iterator[Problem]:
-    seen: set[str] = set()
+    seen: dict[str, Record] = {}
     for item in items:
         name = str(getattr(item, "name", ""))
-        if slugify(name) in seen:
-            yield error(item.loc, "duplicate", f"{kind} '{name}' appears twice in {list_name}")
-        seen.add(slugify(name))
+        first = seen.setdefault(slugify(name), item)
+        if first is not item:
+            yield error(item.loc, "duplicate", f"{kind} '{name}' appears twice in {list_name} (first at line {first.loc.line})")
 
 
 def _unit_shape(unit: Unit) -> Iterator[Problem]:
