@@ -17,7 +17,6 @@ removed from each field.
 
 from __future__ import annotations
 
-import html
 import re
 import xml.etree.ElementTree as etree
 from collections.abc import Iterator
@@ -33,8 +32,9 @@ from markdown.extensions.admonition import AdmonitionExtension
 from markdown.inlinepatterns import HTML_RE, InlineProcessor
 from markdown.treeprocessors import Treeprocessor
 
-#: Schemes a link or image from data may use; a URL without a scheme (relative) is always allowed.
-URL_SCHEMES = frozenset({"http", "https", "mailto"})
+from .problems import shortened
+from .urls import URL_SCHEMES, url_allowed
+
 TAGS = frozenset({"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "a", "img", "div"})
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}}
 #: The call-out kinds Material draws (`!!! warning`); any other class a call-out would carry is dropped.
@@ -48,20 +48,6 @@ CLASSES = {"div": {"admonition", *ADMONITIONS}, "p": {"admonition-title"}}
 # attr_list's own syntax: `{: #id .class key=value }`, anywhere in a line.
 _ATTR_LIST = r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}"
 _ATTR_TOKEN = re.compile(r"^(?:[#.][^ =}]+|[^ =}]+=.*)$")
-_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
-_URL_IGNORED = re.compile(r"[\x00-\x20\x7f]")  # browsers drop these inside a URL: `java\nscript:` is javascript:
-
-
-def url_allowed(url: str) -> bool:
-    """Whether a browser would read this URL as relative or with an allowed scheme."""
-    bare = _URL_IGNORED.sub("", html.unescape(url))
-    scheme = _SCHEME.match(bare)
-    return scheme is None or scheme.group(1).lower() in URL_SCHEMES
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 4] + " ..."
 
 
 class _DropHtml(InlineProcessor):
@@ -72,7 +58,7 @@ class _DropHtml(InlineProcessor):
         self.removed = removed
 
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[str, int, int]:  # type: ignore[override]
-        self.removed.append(f"raw HTML '{_short(m.group(1))}'")
+        self.removed.append(f"raw HTML '{shortened(m.group(1))}'")
         return "", m.start(0), m.end(0)
 
 
@@ -88,7 +74,7 @@ class _DropAttributeList(InlineProcessor):
         tokens = body.lstrip(":").split()
         if not (m.group(0).startswith("{:") or (tokens and all(_ATTR_TOKEN.match(t) for t in tokens))):
             return None, None, None  # `{ 7*7 }`, `{% x %}`: plain braces, shown as written
-        self.removed.append(f"attribute list '{_short(m.group(0))}'")
+        self.removed.append(f"attribute list '{shortened(m.group(0))}'")
         return "", m.start(0), m.end(0)
 
 
@@ -108,7 +94,7 @@ class _CheckLinks(Treeprocessor):
                 url_attr = "href" if el.tag == "a" else "src" if el.tag == "img" else None
                 url = el.get(url_attr) if url_attr else None
                 if url is not None and not url_allowed(url):
-                    self.removed.append(f"{'link' if el.tag == 'a' else 'image'} to '{_short(url)}'")
+                    self.removed.append(f"{'link' if el.tag == 'a' else 'image'} to '{shortened(url)}'")
                     if el.tag == "img":
                         parent.remove(el)
                         continue

@@ -111,16 +111,22 @@ def warning(location: Location, code: str, message: str, hint: str = "", data_pa
 
 def did_you_mean(name: str, choices: list[str] | set[str] | tuple[str, ...]) -> str:
     """A hint naming the closest valid choice, or the empty string when none is close."""
+    close = closest(name, choices)
+    return f"did you mean '{close}'?" if close else ""
+
+
+def closest(name: str, choices: list[str] | set[str] | tuple[str, ...]) -> str | None:
+    """The valid choice a mistyped name most likely meant: the same but for case, else a close spelling."""
     import difflib
 
     pool = sorted(set(choices))
     lowered = {c.lower(): c for c in pool}
     if name.lower() in lowered and lowered[name.lower()] != name:
-        return f"did you mean '{lowered[name.lower()]}'?"
+        return lowered[name.lower()]
     close = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
     if not close:
         close = [lowered[m] for m in difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.75)]
-    return f"did you mean '{close[0]}'?" if close else ""
+    return close[0] if close else None
 
 
 class DataError(Exception):
@@ -129,3 +135,9 @@ class DataError(Exception):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+def shortened(text: str, limit: int = 40) -> str:
+    """A text on one line, cut to `limit` characters: a value quoted in a message."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 4] + " ..."

@@ -668,7 +668,7 @@ def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Pat
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv(cache.NO_CACHE_ENV, raising=False)
     (project / "data" / "words.txt").write_text("")  # spelling warnings: problems the memo must repeat
-    (project / "content" / "map.svg").write_text("<svg/>")
+    (project / "content" / "map.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     config = project / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n"))
     staged = staging.stage
@@ -681,7 +681,7 @@ def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Pat
         return code, (tmp_path / f"{name}.json").read_text(encoding="utf-8"), _tree(target)
 
     first = run("first")
-    assert calls == [tmp_path / "first"] and first[0] == 0 and "docs/map.svg" in first[2]
+    assert calls == [tmp_path / "first"] and first[0] == 0 and "docs/map.png" in first[2]
     assert run("again") == first and len(calls) == 1  # written out again, not staged
     (kept,) = entries(tmp_path / "cache", cache.STAGED_FILES)  # the staging's files, all in one entry
     kept.write_bytes(kept.read_bytes()[:-1])  # a damaged entry: that staging is not written out again
@@ -693,7 +693,7 @@ def test_staging_an_unchanged_project_writes_the_last_staging_again(project: Pat
     assert run("other") == first and len(calls) == 3
     assert staging.main([str(project), str(tmp_path / "strict"), "--strict"]) == 1  # the warnings still count
     edits = {
-        "content/map.svg": "<svg><title>edited</title></svg>",
+        "content/map.png": "PNG, edited",
         "overrides/main.html": "{% extends 'base.html' %}",
         "data/system.yaml": (project / "data" / "system.yaml").read_text(encoding="utf-8") + "\n# edited\n",
     }

@@ -569,11 +569,11 @@ def test_restaging_rewrites_only_what_changed(tmp_path: Path) -> None:
     again = stage(project, target, target / "site")
     assert again.written == ["skirmish/army-lists/rangers.md"]
     assert "Wardens of the" in (target / "docs/skirmish/army-lists/rangers.md").read_text(encoding="utf-8")
-    picture = project / "content/skirmish/map.svg"
-    picture.write_text("<svg/>", encoding="utf-8")
-    assert stage(project, target, target / "site").written == ["skirmish/map.svg"]
+    picture = project / "content/skirmish/map.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert stage(project, target, target / "site").written == ["skirmish/map.png"]
     picture.unlink()
-    assert stage(project, target, target / "site").removed == ["skirmish/map.svg"]
+    assert stage(project, target, target / "site").removed == ["skirmish/map.png"]
 
 
 def test_no_markdown_source_is_published(engine_sites: dict[tuple[str, str], Path]) -> None:

@@ -12,12 +12,13 @@ from collections.abc import Iterator
 
 import yaml
 
-from ..problems import Location, Problem, error
+from ..problems import Location, Problem, error, shortened
 from .base import CheckRun
 
 #: MkDocs' own pattern: the block opens the page and ends at '---' or '...'.
 FRONT_MATTER = re.compile(r"-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FRONT_UNSAFE = frozenset('<>"')
 _HINT = "write it as 'key: value' lines, or remove the block"
 
 
@@ -41,4 +42,27 @@ def check_front_matter(run: CheckRun) -> Iterator[Problem]:
         if settings is not None and not isinstance(settings, dict):
             yield error(
                 Location(path, 2, 1), "front-matter", "the page's front matter must be settings (key: value), not a list or a value", _HINT
+            )
+            continue
+        yield from front_matter_values(path, match[1], 2)
+
+
+def front_matter_values(path: str, block: str, first_line: int) -> Iterator[Problem]:
+    """Front-matter texts the theme would write into the page unescaped (`title`, `description`)."""
+    if not _FRONT_UNSAFE & set(block):
+        return
+    pending = [yaml.compose(block, Loader=_Loader)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            pending.extend(value for _key, value in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+        elif isinstance(node, yaml.ScalarNode) and _FRONT_UNSAFE & set(node.value):
+            mark = node.start_mark
+            yield error(
+                Location(path, mark.line + first_line, mark.column + 1),
+                "unsafe-content",
+                f"the front-matter text '{shortened(node.value)}' holds '<', '>' or '\"', which the theme writes into the page as HTML",
+                "write it without those characters",
             )

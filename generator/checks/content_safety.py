@@ -1,0 +1,215 @@
+"""The `unsafe-content` check: nothing in a content page or the content folder may run in a reader's browser.
+
+Content pages come from the same strangers as data (a community module brings its pages), but unlike a
+data field (`generator/markup.py`, which removes what is unsafe) a page goes to the engine as written,
+with raw HTML and attribute lists (`attr_list`) on, and the theme writes front-matter settings such as
+`title` and `description` into the page without escaping them. So each of these is an error, and a build
+with errors publishes nothing:
+
+- a raw HTML tag off `TAGS`, an attribute off `ATTRIBUTES` (no event handler, no `style`), or a URL whose
+  scheme is not on `urls.URL_SCHEMES`, in a tag or in an attribute list (`{: onclick=... }`);
+- a Markdown link or image, inline, by reference or autolink, to such a URL (`javascript:`, `data:`);
+- a front-matter text holding `<`, `>` or `"` (`front_matter.py`);
+- a file a browser would run when opened from the site (HTML, SVG, XML, scripts).
+
+The page is read as written, code spans and comments included: a browser can end a comment sooner than
+it looks (`<!-->`) and raw HTML blocks take no code spans, so nothing is skipped as inert. A designer who
+means a literal `<` writes `&lt;`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+from ..problems import Location, Problem, error, shortened
+from ..urls import URL_SCHEMES, url_allowed
+from .base import CheckRun
+from .front_matter import FRONT_MATTER
+
+#: Tags a content page may use: text, tables, lists, figures, details; nothing that loads, embeds or runs.
+TAGS = frozenset({
+    "a", "abbr", "b", "bdi", "bdo", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd", "del",
+    "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i",
+    "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "rp", "rt", "ruby", "s", "samp", "small", "span",
+    "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul",
+    "var", "wbr",
+})  # fmt: skip
+#: Attributes a tag or an attribute list may set; `URL_ATTRIBUTES` among them must hold an allowed URL.
+ATTRIBUTES = frozenset({
+    "abbr", "align", "alt", "cite", "class", "colspan", "datetime", "dir", "headers", "height", "href", "id", "lang",
+    "name", "open", "reversed", "rowspan", "scope", "span", "src", "start", "title", "type", "width",
+})  # fmt: skip
+URL_ATTRIBUTES = frozenset({"href", "src", "cite"})
+#: Files a static host serves as a page, an image that runs script, or a script (HTML, SVG, XML, JavaScript),
+#: with what to do instead.
+RUNNABLE_FILES = {
+    ".svg": "convert the image to PNG or WebP",
+    ".svgz": "convert the image to PNG or WebP",
+    ".html": "write the page in Markdown",
+    ".htm": "write the page in Markdown",
+    ".xhtml": "write the page in Markdown",
+    ".xht": "write the page in Markdown",
+    ".shtml": "write the page in Markdown",
+    ".hta": "remove it",
+    ".js": "a script belongs in the theme overrides, which maintainers review as code",
+    ".mjs": "a script belongs in the theme overrides, which maintainers review as code",
+    ".swf": "remove it",
+    ".xml": "offer it zipped, or from another site",
+    ".xsl": "offer it zipped, or from another site",
+    ".xslt": "offer it zipped, or from another site",
+}
+
+_SCHEMES = ", ".join(sorted(URL_SCHEMES))
+_URL_HINT = f"link with {_SCHEMES} or a relative path"
+_TAG_START = re.compile(r"<(/?)([A-Za-z][^\s/>]*)")
+#: The rest of a tag up to its `>`, with quoted values kept whole (`title=">"` does not end the tag).
+_TAG_REST = re.compile(r"""(?:"[^"]*"|'[^']*'|[^'">])*>?""")
+#: An event handler or a style anywhere in a tag, however it is written (`<img/onerror=...>`): for a tag the
+#: parser below would read otherwise than a browser.
+_HANDLER = re.compile(r"""(?:^|[\s/"'])(on[a-z]+|style|formaction|srcdoc)\s*=""", re.IGNORECASE)
+_INLINE_LINK = re.compile(r"\]\(\s*<?([^\s)>]*)")
+_REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)", re.MULTILINE)
+#: attr_list's syntax (`{: #id .class key=value }`), and its key=value pairs.
+_ATTR_LIST = re.compile(r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}")
+_ATTR_PAIR = re.compile(r"""([^\s=#.][^\s=]*)=("[^"]*"|'[^']*'|\S*)""")
+
+
+class _Attributes(HTMLParser):
+    """The tag name and attributes of one start tag, as Python's HTML parser (close to a browser's) reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.attributes: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.attributes.extend(attrs)
+
+    handle_startendtag = handle_starttag
+
+
+def _attributes(tag: str) -> list[tuple[str, str | None]]:
+    parser = _Attributes()
+    parser.feed(tag if tag.endswith(">") else tag + ">")
+    parser.close()
+    return parser.attributes
+
+
+class _Page:
+    """One content page's text, with a place for every offset in it."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path, self.text = path, text
+        self._starts = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def at(self, offset: int) -> Location:
+        line = _line_of(self._starts, offset)
+        return Location(self.path, line, offset - self._starts[line - 1] + 1)
+
+    def problem(self, offset: int, message: str, hint: str) -> Problem:
+        return error(self.at(offset), "unsafe-content", message, hint)
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    low, high = 0, len(starts)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle
+    return low + 1
+
+
+def check_content_markup(run: CheckRun) -> Iterator[Problem]:
+    """Raw HTML, attribute lists and links of every content page."""
+    for name in sorted(run.resolved.content):
+        page = _Page(f"{run.resolved.content_dir}/{name}.md", run.resolved.content[name])  # front matter: front_matter.py
+        yield from _tags(page)
+        yield from _attribute_lists(page)
+        yield from _links(page)
+
+
+def _tags(page: _Page) -> Iterator[Problem]:
+    front = FRONT_MATTER.match(page.text)
+    for start in _TAG_START.finditer(page.text, front.end() if front else 0):
+        closing, name = start.group(1), start.group(2)
+        if closing:  # an end tag runs nothing; its start tag is what is looked at
+            continue
+        if ":" in name or "@" in name:  # an autolink, `<https://...>` or `<name@host>`
+            if ":" in name and not url_allowed(name):
+                yield page.problem(start.start(), f"the autolink to '{shortened(name)}' would run script", _URL_HINT)
+            continue
+        if name.lower() not in TAGS:
+            yield page.problem(
+                start.start(),
+                f"raw HTML <{shortened(name, 20)}> is not allowed in a content page: it can run script or load another site",
+                "write a literal '<' as '&lt;'; tags a page may use: tables, lists, details, figures and text formatting",
+            )
+            continue
+        rest = _TAG_REST.match(page.text, start.end())
+        tag = page.text[start.start() : rest.end() if rest else start.end()]
+        yield from _tag_attributes(page, start.start(), name.lower(), tag)
+
+
+def _tag_attributes(page: _Page, offset: int, name: str, tag: str) -> Iterator[Problem]:
+    handler = _HANDLER.search(tag)
+    if handler:
+        yield page.problem(
+            offset, f"<{name}> sets '{handler.group(1).lower()}', which can run script", "remove the attribute; style a page with a class"
+        )
+        return
+    for key, value in _attributes(tag):
+        if key not in ATTRIBUTES:
+            yield page.problem(offset, f"<{name}> sets '{shortened(key, 20)}', which a content page may not set", "remove the attribute")
+        elif key in URL_ATTRIBUTES and value is not None and not url_allowed(value):
+            yield page.problem(offset, f"<{name}> {key} '{shortened(value)}' would run script or load another site", _URL_HINT)
+
+
+def _attribute_lists(page: _Page) -> Iterator[Problem]:
+    front = FRONT_MATTER.match(page.text)
+    for found in _ATTR_LIST.finditer(page.text, front.end() if front else 0):
+        for pair in _ATTR_PAIR.finditer(found.group(1)):
+            key, value = pair.group(1).lower(), pair.group(2).strip("\"'")
+            if key not in ATTRIBUTES:
+                yield page.problem(
+                    found.start(),
+                    f"the attribute list '{shortened(found.group(0))}' sets '{shortened(key, 20)}', which can run script or restyle the site",
+                    "an attribute list may set an id, a class and plain attributes such as title",
+                )
+            elif key in URL_ATTRIBUTES and not url_allowed(value):
+                yield page.problem(
+                    found.start(), f"the attribute list sets {key} to '{shortened(value)}', which would run script", _URL_HINT
+                )
+
+
+def _links(page: _Page) -> Iterator[Problem]:
+    front = FRONT_MATTER.match(page.text)
+    for pattern in (_INLINE_LINK, _REFERENCE):
+        for found in pattern.finditer(page.text, front.end() if front else 0):
+            if not url_allowed(found.group(1)):
+                yield page.problem(
+                    found.start(1), f"the link to '{shortened(found.group(1))}' would run script or open data as a page", _URL_HINT
+                )
+
+
+def check_content_files(run: CheckRun) -> Iterator[Problem]:
+    """Files of the content folder a browser would run when opened from the site (the build copies them as they are)."""
+    if run.root is None:
+        return
+    base = run.root / run.content_dir
+    for path in sorted(base.rglob("*")) if base.is_dir() else ():
+        suffix = path.suffix.lower()
+        if suffix in RUNNABLE_FILES and not path.is_symlink() and path.is_file():
+            yield error(
+                Location(f"{run.content_dir}/{_relative(path, base)}", 1, 1),
+                "unsafe-content",
+                f"a {suffix} file in the content folder would be published where a browser runs what is in it",
+                RUNNABLE_FILES[suffix],
+            )
+
+
+def _relative(path: Path, base: Path) -> str:
+    return path.relative_to(base).as_posix()

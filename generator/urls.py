@@ -1,0 +1,23 @@
+"""URLs taken from data or content: which ones a browser could follow without running anything.
+
+A link's scheme decides what a click does; `javascript:` or `data:` runs or opens what the data wrote,
+so only the schemes below (and relative URLs) pass, however the URL is spelt (entities, whitespace
+or control characters inside the scheme, which browsers drop).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+#: Schemes a link or image from data may use; a URL without a scheme (relative) is always allowed.
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
+_URL_IGNORED = re.compile(r"[\x00-\x20\x7f]")  # browsers drop these inside a URL: `java\nscript:` is javascript:
+
+
+def url_allowed(url: str) -> bool:
+    """Whether a browser would read this URL as relative or with an allowed scheme."""
+    bare = _URL_IGNORED.sub("", html.unescape(url))
+    scheme = _SCHEME.match(bare)
+    return scheme is None or scheme.group(1).lower() in URL_SCHEMES
