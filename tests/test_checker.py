@@ -194,3 +194,18 @@ def test_a_tab_in_a_module_file_is_one_error_with_a_hint(tmp_path: Path) -> None
         "data/skirmish/module.yaml:10:1: error[yaml]: invalid YAML: found character that cannot start any token (while scanning for the next token) "
         "(hint: YAML indents with spaces, not tabs: this line has a tab)"
     ]
+
+
+def test_a_mistyped_uses_is_one_error_and_other_unknown_names_still_show(tmp_path: Path) -> None:
+    """Before, one slip in `uses` also reported each of the 69 names the fleet takes from the list it meant."""
+    project = copy_project(REPO, tmp_path / "shipped")
+    fleet = project / "data/squadrons/fleets/star-wars-fleets.yaml"
+    text = fleet.read_text(encoding="utf-8").replace("uses: [squadrons/building-a-squadron]", "uses: [squadrons/building-a-squadrn]")
+    fleet.write_text(text.replace("weapons: [Twin Energy Cannons]", "weapons: [Twin Enrgy Cannons]", 1), encoding="utf-8")
+    lines = [str(p) for p in load_project(project).problems if p.severity.value == "error"]
+    assert len(lines) == 2, "\n".join(lines)
+    assert lines[0].startswith(
+        "data/squadrons/fleets/star-wars-fleets.yaml:7:10: error[unknown-list]: 'uses' names 'squadrons/building-a-squadrn'"
+    )
+    assert "names this list could take from 'squadrons/building-a-squadron' are not reported" in lines[0]
+    assert "error[unknown-weapon]: 'TIE Interceptor' names weapon 'Twin Enrgy Cannons'" in lines[1]
