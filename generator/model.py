@@ -432,6 +432,9 @@ class Labels(Record):
         "roster-rule-ratio", "die Armee hat {count} Einheiten mit {rule}; {max} je Einheit ohne {without} erlaubt {allowed}"
     )
     roster_link: str = roster_message("roster-link", "die Armeeliste in diesem Link war nicht lesbar; nichts wurde daraus geladen")
+    roster_unpriced: str = roster_message(
+        "roster-unpriced", "'{model}' in '{unit}' hat keine gedruckten Kosten: die Summe zählt nur Waffen und Aufwertungen"
+    )
     roster_word_name: str = roster_word("name", "ein Name")
     roster_word_names: str = roster_word("names", "eine Liste von Namen")
     roster_word_list: str = roster_word("list", "eine Liste")

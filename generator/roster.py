@@ -384,6 +384,8 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
         verdict.add("warning", "roster-dropped", f"{gpath}.model", what="model", name=group["model"], owner=unit.name)
         return
     model = models[index]
+    if model["points"] is None and unit.export.data["module"]["currency"] is not None:  # a cost the source does not print
+        verdict.add("warning", "roster-unpriced", f"{gpath}.model", model=model["name"], unit=unit.name)
     chosen_weapons = _chosen(unit, model, "weapon", _offered_weapons(unit), group["weapons"], gpath, verdict)
     chosen_upgrades = _chosen(unit, model, "upgrade", _offered_upgrades(unit, model), group["upgrades"], gpath, verdict)
     fixed = _fixed_weapons(unit, model)

@@ -493,6 +493,25 @@ def test_ready_made_ships_cost_their_printed_points(tmp_path: Path, capsys: pyte
     assert any(line.endswith("error[roster-upgrade]: 'TIE Fighter' in 'TIE Fighter' may not take 'Shield'") for line in out) and code == 1
 
 
+def test_a_ship_without_a_printed_cost_is_named_not_counted_as_free(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fractured Skies prints points for the Strike Fighter (35) only: the total says what it leaves out."""
+    text = """\
+module: squadrons
+list: Fractured Skies
+units:
+  - unit: Strike Fighter
+    models: [{model: Strike Fighter}]
+  - unit: Heavy Gunship
+    models: [{model: Heavy Gunship, weapons: [Heavy Cannon]}]
+"""
+    code, out = run(capsys, roster(tmp_path, text))
+    assert out[0].endswith("total 35 points") and code == 0
+    assert out[1].endswith(
+        "roster.yaml:7:22: warning[roster-unpriced]: 'Heavy Gunship' in 'Heavy Gunship' has no printed cost: "
+        "the total counts only its weapons and upgrades"
+    )
+
+
 def test_reinforcements_are_held_back_within_their_own_points(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Halo: Breakpoint: 49 points of army and 49 of reinforcements in a 49-point game."""
     code, out = run(capsys, roster(tmp_path, HALO))

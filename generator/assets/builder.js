@@ -287,6 +287,9 @@
         return;
       }
       var model = unit.models[index];
+      if (model.points === null && data.module.currency !== null) { // a cost the source does not print
+        verdict.add("warning", "roster-unpriced", gpath + ".model", { model: model.name, unit: unit.name });
+      }
       var chosenWeapons = [];
       group.weapons.forEach(function (name, k) {
         var wid = findId(allowed, army.weapons, name);
