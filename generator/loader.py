@@ -568,12 +568,7 @@ def _refused(exc: BaseException, rel: str, text: str) -> Problem:
         what = "anchors ('&name')" if exc.anchor else "aliases ('*name')"
         return error(loc, "yaml", f"YAML {what} are not allowed in rules data", hint="write the value out in full")
     if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        loc = Location(rel, mark.line + 1, mark.column + 1) if mark else Location(rel, 1, 1)
-        message = exc.problem or exc.context or "invalid YAML"
-        if exc.context and exc.problem:
-            message = f"{exc.problem} ({exc.context})"
-        return error(loc, "yaml", f"invalid YAML: {message}", _yaml_hint(text, mark))
+        return _invalid_yaml(exc, rel, text)
     if isinstance(exc, yaml.reader.ReaderError):
         # libyaml counts the position in UTF-8 bytes; editors count characters.
         at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if _FastLoader is not yaml.SafeLoader else exc.position
@@ -581,6 +576,75 @@ def _refused(exc: BaseException, rel: str, text: str) -> Problem:
     if isinstance(exc, RecursionError):
         return error(Location(rel, 1, 1), "too-deep", f"data nests deeper than {MAX_DEPTH} levels")
     return error(Location(rel, 1, 1), "yaml", f"invalid YAML: {exc}")
+
+
+def _invalid_yaml(exc: yaml.MarkedYAMLError, rel: str, text: str) -> Problem:
+    """YAML that does not parse, at the place the designer should look."""
+    mark = exc.problem_mark or exc.context_mark
+    loc = Location(rel, mark.line + 1, mark.column + 1) if mark else Location(rel, 1, 1)
+    message = exc.problem or exc.context or "invalid YAML"
+    if exc.context and exc.problem:
+        message = f"{exc.problem} ({exc.context})"
+    quote = _unclosed_quote(text, exc.context_mark, mark)
+    if quote is not None and (quote.line, quote.column) != (loc.line, loc.column):
+        # the parser stops where the quoted text runs into the next value: the slip is where it opened
+        hint = f"this quote is not closed on its line; YAML read on to line {loc.line}, column {loc.column}"
+        return error(Location(rel, quote.line, quote.column), "yaml", f"invalid YAML: {message}", hint)
+    return error(loc, "yaml", f"invalid YAML: {message}", _yaml_hint(text, mark))
+
+
+#: Where a quoted scalar may open: at the start of a line's content, or after ': ', '- ', '[', '{' or ','.
+_COMMENT = re.compile(r"(?:^|[ \t])#")
+_QUOTE_OPENS = re.compile(r"""(?:^[ \t]*|[:\-][ \t]+|[\[{,][ \t]*)(['"])""")
+
+
+def _unclosed_quote(text: str, context: Any, problem: Any) -> Location | None:
+    """The first quote between the parser's context and the place it stopped that its line does not close.
+
+    `text: 'It ignores terrain}` makes YAML read on into the next lines and fail there; the designer's slip
+    is the quote. Quoted text running over several lines is legal YAML, but this is asked only of a file
+    that failed to parse.
+    """
+    if problem is None:
+        return None
+    lines = text.splitlines()
+    first = min(context.line if context is not None else problem.line, problem.line)
+    for number in range(max(first, problem.line - 50), min(problem.line, len(lines) - 1) + 1):
+        column = _open_quote_column(lines[number])
+        if column is not None:
+            return Location("", number + 1, column + 1)
+    return None
+
+
+def _open_quote_column(line: str) -> int | None:
+    """The column of a quote that opens a quoted value and is still open at the end of the line, if any."""
+    at = 0
+    while (opening := _QUOTE_OPENS.search(line, at)) is not None:
+        start = opening.start(1)
+        if _COMMENT.search(line, at, start):  # the rest of the line is a comment
+            return None
+        end = _closing(line, start + 1, opening.group(1))
+        if end is None:
+            return start
+        at = end + 1
+    return None
+
+
+def _closing(line: str, at: int, quote: str) -> int | None:
+    """Where a quoted value that starts at `at` ends on this line: `''` inside single quotes, and a
+    backslash-escaped character inside double ones, do not end it."""
+    while at < len(line):
+        char = line[at]
+        if quote == '"' and char == "\\":
+            at += 2
+            continue
+        if char == quote:
+            if quote == "'" and line[at + 1 : at + 2] == "'":
+                at += 2
+                continue
+            return at
+        at += 1
+    return None
 
 
 def _yaml_hint(text: str, mark: Any) -> str:

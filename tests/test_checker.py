@@ -209,3 +209,30 @@ def test_a_mistyped_uses_is_one_error_and_other_unknown_names_still_show(tmp_pat
     )
     assert "names this list could take from 'squadrons/building-a-squadron' are not reported" in lines[0]
     assert "error[unknown-weapon]: 'TIE Interceptor' names weapon 'Twin Enrgy Cannons'" in lines[1]
+
+
+@pytest.mark.parametrize(
+    ("file", "find", "replace", "expected"),
+    [
+        (
+            "data/core/module.yaml",
+            "text: This model ignores",
+            "text: 'This model ignores",
+            "data/core/module.yaml:10:40: error[yaml]: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping) "
+            "(hint: this quote is not closed on its line; YAML read on to line 11, column 44)",
+        ),
+        (
+            "data/skirmish/module.yaml",
+            "summary: A small test game.",
+            'summary: "A small test game.',
+            "data/skirmish/module.yaml:5:12: error[yaml]: invalid YAML: did not find expected key (while parsing a block mapping) "
+            "(hint: this quote is not closed on its line; YAML read on to line 24, column 69)",
+        ),
+    ],
+)
+def test_an_unclosed_quote_is_reported_where_it_opens(file: str, find: str, replace: str, expected: str, tmp_path: Path) -> None:
+    """YAML reads on past an unclosed quote and fails lines later; the designer is sent to the quote."""
+    project = copy_project(MINI, tmp_path / "mini")
+    path = project / file
+    path.write_text(path.read_text(encoding="utf-8").replace(find, replace, 1), encoding="utf-8")
+    assert [str(p) for p in load_project(project).problems] == [expected]
