@@ -236,3 +236,28 @@ def test_an_unclosed_quote_is_reported_where_it_opens(file: str, find: str, repl
     path = project / file
     path.write_text(path.read_text(encoding="utf-8").replace(find, replace, 1), encoding="utf-8")
     assert [str(p) for p in load_project(project).problems] == [expected]
+
+
+def test_a_misspelt_army_list_page_is_one_error_at_the_list(tmp_path: Path) -> None:
+    """The module's listing and seven errata name the page the list meant: before, each of those eight was the error."""
+    project = copy_project(REPO, tmp_path / "shipped")
+    fleet = project / "data/squadrons/fleets/fractured-skies.yaml"
+    fleet.write_text(
+        fleet.read_text(encoding="utf-8").replace("page: squadrons/fleets/fractured-skies", "page: squadrons/fleets/fractured-skys")
+    )
+    assert [str(p) for p in load_project(project).problems if p.severity.value == "error"] == [
+        "data/squadrons/fleets/fractured-skies.yaml:6:9: error[missing-page]: army list 'Fractured Skies' is published at "
+        "'squadrons/fleets/fractured-skys', but module 'squadrons' lists it as 'squadrons/fleets/fractured-skies' "
+        "(data/squadrons/module.yaml:39:7) and 7 errata point there (hint: did you mean 'squadrons/fleets/fractured-skies'?)"
+    ]
+    # the module's listing misspelt instead: the list and its errata agree, so the listing is the error
+    fleet.write_text(fleet.read_text(encoding="utf-8").replace("fractured-skys", "fractured-skies"))
+    module = project / "data/squadrons/module.yaml"
+    module.write_text(
+        module.read_text(encoding="utf-8").replace("- squadrons/fleets/fractured-skies", "- squadrons/fleets/fractured-skys", 1)
+    )
+    assert [str(p) for p in load_project(project).problems if p.severity.value == "error"] == [
+        "data/squadrons/module.yaml:39:7: error[missing-page]: module 'squadrons' lists page 'squadrons/fleets/fractured-skys', "
+        "but there is no content/squadrons/fleets/fractured-skys.md and no data generates it "
+        "(hint: did you mean 'squadrons/fleets/fractured-skies'?)"
+    ]

@@ -2,26 +2,55 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
+from ..catalogue import ListEntry
+from ..loader import loc_of
 from ..model import Module, slugify
 from ..paths import is_safe
-from ..problems import Problem, did_you_mean, error
+from ..problems import Problem, closest, did_you_mean, error
 from .base import CheckRun
 
 
 def check_module_pages(run: CheckRun) -> Iterator[Problem]:
     """Every page a module lists, and every page an erratum points at, exists (unsafe paths: paths.py)."""
     pages = run.resolved.page_paths
+    misplaced = _misplaced_lists(run)
+    for path, entry in misplaced.items():
+        listing = next(ref for ref in run.resolved.pages if ref.listed and ref.path == path)
+        errata = sum(1 for ref in run.resolved.pages if not ref.listed and ref.path == path)
+        also = f" and {errata} {'erratum points' if errata == 1 else 'errata point'} there" if errata else ""
+        message = (
+            f"army list '{entry.army_list.name}' is published at '{entry.page}', but {listing.owner} lists it as "
+            f"'{path}' ({listing.where}){also}"
+        )
+        yield error(loc_of(entry.army_list.page, entry.army_list.loc), "missing-page", message, f"did you mean '{path}'?")
     for ref in run.resolved.pages:
-        if not is_safe(ref.path):
+        if not is_safe(ref.path) or ref.exists or ref.path in misplaced:
             continue
-        if ref.listed and not ref.exists:
+        if ref.listed:
             message = f"{ref.owner} lists page '{ref.path}', but there is no content/{ref.path}.md and no data generates it"
-            yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
-        elif not ref.exists:
+        else:
             message = f"erratum points at page '{ref.path}', which does not exist"
-            yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
+        yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
+
+
+def _misplaced_lists(run: CheckRun) -> dict[str, ListEntry]:
+    """Listed pages that are missing because an army list's `page` is misspelt, each with that list.
+
+    The list is the slip when more places (the module's `pages`, errata) name the missing path than name the
+    list's own; one error at the list then stands for all of them."""
+    refs = run.resolved.pages
+    listed = {ref.path for ref in refs if ref.listed}
+    unlisted = {entry.page: entry for entry in run.project.lists if entry.page not in listed}
+    named = Counter(ref.path for ref in refs)
+    misplaced: dict[str, ListEntry] = {}
+    for path in sorted({ref.path for ref in refs if ref.listed and not ref.exists and is_safe(ref.path)}):
+        meant = closest(path, list(unlisted))
+        if meant is not None and named[path] > 1 + named[meant]:
+            misplaced[path] = unlisted[meant]
+    return misplaced
 
 
 def check_module_tables(run: CheckRun) -> Iterator[Problem]:
