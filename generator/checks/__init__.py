@@ -98,7 +98,7 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(army_lists.check_footnotes, ("footnote",)),
     Check(army_lists.check_names, UNKNOWN_NAMES),
-    Check(per_army_list(budgets.check_budgets), ("budget", "category-share")),
+    Check(per_army_list(budgets.check_budgets), ("budget", "category-share", "required-category")),
     Check(built_models.check_built_models, ("points", "profile", "rules")),
     Check(links.check_page_collisions, ("page-collision",)),
     Check(links.check_directives, ("directive",)),

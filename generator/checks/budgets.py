@@ -1,4 +1,4 @@
-"""Budgets: a unit that can never be taken, and an army whose required units cannot fit."""
+"""Budgets: a unit that can never be taken, and an army whose required units cannot fit or cannot be had."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from ..catalogue import ListEntry, Project, Scope, walk_sections
-from ..model import Model, Module, ProfileValue, Unit
+from ..model import Category, GameSize, Model, Module, ProfileValue, Unit
 from ..points import CostRange, unit_cost
 from ..problems import Problem, error, warning
 from .base import CheckRun, at, currency
@@ -21,6 +21,7 @@ def check_budgets(run: CheckRun, entry: ListEntry) -> Iterator[Problem]:
         if section.unit is not None:
             yield from unit_budgets(project, section.unit, scope, module)
     yield from least_army(project, entry)
+    yield from required_categories(project, entry)
 
 
 def unit_budgets(project: Project, unit: Unit, scope: Scope, module: Module) -> Iterator[Problem]:
@@ -111,3 +112,33 @@ def least_army(project: Project, entry: ListEntry) -> Iterator[Problem]:
             f"the units every army of '{entry.army_list.name}' must include cost at least {least} {currency(module)} ({', '.join(required)}), "
             f"more than the budget of {building.budget}",
         )
+
+
+def required_categories(project: Project, entry: ListEntry) -> Iterator[Problem]:
+    """A category every army needs some of (a least share or number of units) must have a unit in the list.
+
+    A page none of whose units has a category (profiles shown in the rules, say) is not one armies are built from."""
+    building = project.modules[entry.module].army_building
+    offered = {u.category for u in (s.unit for s in walk_sections(entry.army_list.sections)) if u is not None and u.category}
+    if building is None or not offered:
+        return
+    counts_as = {c.id: c.counts_as for c in building.categories}
+    offered |= {target for c in offered if (target := counts_as.get(c))}
+    for category in building.categories:
+        need = _least_need(category, building.game_sizes)
+        if need is None or category.id in offered:
+            continue
+        message = (
+            f"no unit of '{entry.army_list.name}' is in category '{category.name}' or counts as it, so no army of it "
+            f"can meet {category.name}'s minimum ({need}, {category.loc})"
+        )
+        yield error(entry.army_list.loc, "required-category", message, f"give a unit 'category: {category.id}', or lower the minimum")
+
+
+def _least_need(category: Category, game_sizes: tuple[GameSize, ...]) -> str | None:
+    """What every army (or every army of some game size) must have of a category, in words; None if nothing."""
+    if category.min_share:
+        return f"a {category.min_share}% share"
+    counts = [category.units, *(g.category_units.get(category.id) for g in game_sizes)]
+    least = max((r.min for r in counts if r is not None and r.min), default=0)
+    return f"{least} unit{'' if least == 1 else 's'}" if least else None
