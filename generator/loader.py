@@ -31,7 +31,7 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from . import cache
-from .problems import Location, Problem, Severity, error, located
+from .problems import Location, Problem, Severity, error, located, yaml_error_at
 
 #: The largest data file we read, in bytes. Larger ones are refused with a located error.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -581,10 +581,7 @@ def _refused(exc: BaseException, rel: str, text: str) -> Problem:
 def _invalid_yaml(exc: yaml.MarkedYAMLError, rel: str, text: str) -> Problem:
     """YAML that does not parse, at the place the designer should look."""
     mark = exc.problem_mark or exc.context_mark
-    loc = Location(rel, mark.line + 1, mark.column + 1) if mark else Location(rel, 1, 1)
-    message = exc.problem or exc.context or "invalid YAML"
-    if exc.context and exc.problem:
-        message = f"{exc.problem} ({exc.context})"
+    loc, message = yaml_error_at(exc, rel)
     quote = _unclosed_quote(text, exc.context_mark, mark)
     if quote is not None and (quote.line, quote.column) != (loc.line, loc.column):
         # the parser stops where the quoted text runs into the next value: the slip is where it opened

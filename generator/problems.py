@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 #: Characters that could split a report line, forge one, or hide text on a terminal: C0 and C1
 #: controls (newline, carriage return, escape, NUL...), Unicode line and paragraph separators, and the
@@ -141,3 +142,13 @@ def shortened(text: str, limit: int = 40) -> str:
     """A text on one line, cut to `limit` characters: a value quoted in a message."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 4] + " ..."
+
+
+def yaml_error_at(exc: Any, path: str, first_line: int = 1) -> tuple[Location, str]:
+    """Where a YAML parser (a `yaml.MarkedYAMLError`) stopped in a file, and what it said there.
+
+    `first_line` is the file's line the parsed text starts on (front matter starts on line 2)."""
+    mark = exc.problem_mark or exc.context_mark
+    where = Location(path, mark.line + first_line, mark.column + 1) if mark else Location(path, 1, 1)
+    what = f"{exc.problem} ({exc.context})" if exc.problem and exc.context else exc.problem or exc.context or "invalid YAML"
+    return where, what

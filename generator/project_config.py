@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from .problems import DataError, Location, error
+from .problems import DataError, Location, error, yaml_error_at
 
 PLUGIN_NAME = "rules"
 CONFIG_FILE = "mkdocs.yml"
@@ -52,9 +52,7 @@ def load_config(root: Path, loader: type[yaml.SafeLoader]) -> dict[str, Any]:
     try:
         data = yaml.load(text, Loader=loader)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = Location(CONFIG_FILE, mark.line + 1, mark.column + 1) if mark else Location(CONFIG_FILE, 1, 1)
-        what = f"{exc.problem} ({exc.context})" if exc.problem and exc.context else exc.problem or exc.context or "invalid YAML"
+        where, what = yaml_error_at(exc, CONFIG_FILE)
         raise DataError([error(where, "yaml", f"invalid YAML: {what}")]) from None
     except yaml.YAMLError as exc:
         raise DataError([error(Location(CONFIG_FILE, 1, 1), "yaml", f"invalid YAML: {exc}")]) from None

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import yaml
 
-from ..problems import Location, Problem, error, shortened
+from ..problems import Location, Problem, error, shortened, yaml_error_at
 from .base import CheckRun
 
 #: MkDocs' own pattern: the block opens the page and ends at '---' or '...'.
@@ -31,9 +31,7 @@ def check_front_matter(run: CheckRun) -> Iterator[Problem]:
         try:
             settings = yaml.load(match[1], Loader=_Loader)
         except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            where = Location(path, mark.line + 2, mark.column + 1) if mark else Location(path, 1, 1)
-            what = exc.problem or exc.context or "invalid YAML"
+            where, what = yaml_error_at(exc, path, first_line=2)
             yield error(where, "front-matter", f"the page's front matter is not valid YAML: {what}", _HINT)
             continue
         except yaml.YAMLError as exc:
