@@ -301,6 +301,15 @@ def _place_list(site: SiteMap, project: Project, entry: ListEntry) -> None:
                 site.object_pages[id(item)] = entry.page
 
 
+def in_menu_unlisted(page: str) -> bool:
+    """Content pages the navigation shows without a module listing them: the home page and the about folder's."""
+    return page == "index" or page.startswith(ABOUT_FOLDER)
+
+
+#: The folder of content pages the navigation lists under the system's `about` label.
+ABOUT_FOLDER = "about/"
+
+
 def landing_pages(project: Project) -> dict[str, str]:
     """Generated landing pages by kind, from the system's `landing_pages`."""
     landing = project.system.landing_pages

@@ -17,7 +17,7 @@ from . import cache
 from .cache import Digests, read_digests
 from .catalogue import Project, collect_records, link_records
 from .checks import read_words, run_checks
-from .layout import SiteMap, landing_pages
+from .layout import ABOUT_FOLDER, SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import collector_paused, project_files, read_text
 from .problems import Location, Problem, error
@@ -233,6 +233,6 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
     for kind, title in (("rules_index", labels.rules_index), ("changes", labels.changes)):
         if kind in landing:
             nav.append({text(title): f"{landing[kind]}.md"})
-    about = [f"{page}.md" for page in sorted(content) if page.startswith("about/")]
+    about = [f"{page}.md" for page in sorted(content) if page.startswith(ABOUT_FOLDER)]
     nav.append({text(labels.about): [*about, {text(labels.licences): "licences.md"}]})
     return nav

@@ -106,6 +106,7 @@ CHECKS: tuple[Check, ...] = (
     Check(content_safety.check_content_markup, ("unsafe-content",)),
     Check(content_safety.check_content_files, ("unsafe-content",)),
     Check(links.check_page_links, ("broken-link",)),
+    Check(links.check_unlisted_pages, ("unlisted-page",)),
     Check(unused.check_unused, ("unused",)),
     Check(spelling.check_name_spelling, ("spelling", "name-case")),
     Check(spelling.check_prose_spelling, ("spelling",)),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..layout import in_menu_unlisted
 from ..model import slugify
-from ..problems import Location, Problem, did_you_mean, error
+from ..problems import Location, Problem, did_you_mean, error, warning
 from .base import CheckRun
 
 
@@ -56,3 +57,17 @@ def check_page_links(run: CheckRun) -> Iterator[Problem]:
         elif link.anchor_exists is False:
             hint = did_you_mean(link.anchor, sorted(run.resolved.anchors[link.dest]))
             yield error(link.where, "broken-link", f"link to '{link.target}': page '{link.dest}' has no anchor '{link.anchor}'", hint)
+
+
+def check_unlisted_pages(run: CheckRun) -> Iterator[Problem]:
+    """A content page no module lists and no other page links to is published where no menu or link leads."""
+    listed = {ref.path for ref in run.resolved.pages if ref.listed}
+    linked = {link.dest for link in run.resolved.page_links if link.page_exists and link.dest != link.page}
+    for page in sorted(run.resolved.content):
+        if in_menu_unlisted(page) or page in listed or page in linked:
+            continue
+        folder = page.split("/")[0]
+        module = run.project.modules.get(folder) if "/" in page else None
+        hint = f"add '{page}' to the pages of module '{module.id}'" if module else "list it in a module's pages, or link to it from a page"
+        message = f"page '{page}' is in no module's pages and no page links to it: it is published, but no menu or link leads there"
+        yield warning(Location(f"{run.content_dir}/{page}.md", 1, 1), "unlisted-page", message, hint)
