@@ -173,9 +173,21 @@
     }
   };
 
+  /** A table wider than the screen fades at the edge that has more of it, until it is scrolled to its end. */
+  const scrollerOf = (table) => table.closest(".md-typeset__scrollwrap") || table;
+  const markMore = (scroller) => {
+    const hidden = scroller.scrollWidth - scroller.clientWidth - scroller.scrollLeft;
+    scroller.classList.toggle("rules-more-right", hidden > 1);
+  };
+  const markTables = () => {
+    for (const table of document.querySelectorAll("article table")) markMore(scrollerOf(table));
+  };
+
   const init = () => {
     nameSearchDialog();
     describeTables();
+    markTables();
+    window.setTimeout(markTables); // the theme wraps each table in its scrolling box once its own script has run
     for (const link of document.querySelectorAll("a.rule-link")) {
       // Keep the tooltip's text now: Material takes the title away while its tooltip shows.
       link.dataset.ruleText = plainText(link.getAttribute("title") || "");
@@ -205,7 +217,16 @@
     if (current && !current.popover.contains(event.target) && event.target !== current.link) close(false);
   });
 
-  window.addEventListener("resize", () => current && place(current.popover, current.link));
+  window.addEventListener("resize", () => {
+    if (current) place(current.popover, current.link);
+    markTables();
+  });
+  window.addEventListener("load", markTables);
+  // scroll events do not bubble: one listener, in the capture phase, hears every table's
+  document.addEventListener("scroll", (event) => {
+    const scroller = event.target;
+    if (scroller instanceof Element && (scroller.tagName === "TABLE" || scroller.classList.contains("md-typeset__scrollwrap"))) markMore(scroller);
+  }, { capture: true, passive: true });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

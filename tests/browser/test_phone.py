@@ -120,6 +120,41 @@ def heavy_armour_link(page: Page) -> Locator:
     return link
 
 
+# Each table's scrolling box: whether it fades at its right edge, and how much of its table is hidden there.
+FADES = """(wraps) => wraps.map((w) => ({
+    fades: w.classList.contains("rules-more-right"),
+    mask: getComputedStyle(w).maskImage || getComputedStyle(w).webkitMaskImage || "none",
+    hidden: w.scrollWidth - w.clientWidth - w.scrollLeft,
+}))"""
+
+
+@pytest.mark.browser
+def test_a_wide_table_fades_at_the_edge_with_more_of_it(site: Browsing, artifacts: Path) -> None:
+    """On a phone a table wider than the screen fades out at its right edge while any of it is hidden there,
+    so a reader knows to swipe; scrolled to its end it fades no more. On a desktop, where tables fit, none fades."""
+    page, problems = site.new_page(phone=True)
+    open_page(page, site.url(ARMY_LIST))
+    wraps = page.locator("article .md-typeset__scrollwrap")
+    page.wait_for_function("() => document.querySelector('article .rules-more-right')")
+    readings = wraps.evaluate_all(FADES)
+    wide = [i for i, r in enumerate(readings) if r["hidden"] > 1]
+    assert len(wide) >= 5, f"{ARMY_LIST}: fewer wide tables on a phone than its profiles: {readings}"
+    assert [r for r in readings if (r["hidden"] > 1) != r["fades"] or (r["mask"] == "none") == r["fades"]] == []
+    page.screenshot(path=str(artifacts / "phone-wide-table-fades.png"))
+    first = wraps.nth(wide[0])
+    first.evaluate("(w) => { w.scrollLeft = w.scrollWidth; }")
+    first.evaluate("(w) => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    (end,) = first.evaluate_all(FADES)
+    assert end["hidden"] <= 1 and not end["fades"] and end["mask"] == "none", end
+    first.evaluate("(w) => { w.scrollLeft = 0; }")
+    expect(first).to_have_class(re.compile(r"\brules-more-right\b"))
+    assert problems.all() == [], "\n".join(problems.all())
+    desktop, desktop_problems = site.new_page()
+    open_page(desktop, site.url(ARMY_LIST))
+    assert desktop.locator("article .rules-more-right").count() == 0
+    assert desktop_problems.all() == []
+
+
 @pytest.mark.browser
 def test_tapping_a_rule_shows_it_in_place_with_its_value(site: Browsing, artifacts: Path) -> None:
     page, problems = site.new_page(phone=True)
