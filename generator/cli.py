@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from .problems import DataError, Problem, Severity
+from .problems import DataError, Problem, Severity, unreadable_project
 from .report import FORMATS, format_problems
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def _check(args: argparse.Namespace, root: Path, data_dir: str, content_dir: str
     if output:
         print(output)
     errors = [p for p in problems if p.severity is Severity.ERROR]
-    if any(p.code in ("missing", "io") for p in errors) and loaded.project is None:
+    if unreadable_project(errors, loaded.project is not None):
         return output, EXIT_USAGE
     if errors or (args.strict and problems):
         return output, EXIT_PROBLEMS
@@ -380,9 +380,10 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
         flags = [*(["--strict"] if args.strict else []), *(["--nav-file"] if args.engine in NAV_IN_DOCS else [])]
         staging = [str(root), str(work), "--search-entries", str(entries), *flags]
         process = run_apart("generator.staging:main_apart", staging, env)
-        if process.wait() != 0:
+        code = process.wait()
+        if code != 0:
             print(failed, file=sys.stderr)
-            return EXIT_PROBLEMS
+            return EXIT_USAGE if code == EXIT_USAGE else EXIT_PROBLEMS
         process = run_apart(
             ENGINE_COMMANDS[args.engine], engine_arguments("build", work / "mkdocs.yml", *_engine_flags(args)), env, cwd=work
         )

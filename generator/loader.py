@@ -778,7 +778,8 @@ def data_files(root: Path, data_dir: str, problems: list[Problem], *, allow_outs
     (the `schema` folder's are the editors' schema, not data); problems go to `problems`."""
     base = root / data_dir
     if not base.is_dir():
-        problems.append(error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist"))
+        hint = "create it, or name the project's data folder as the rules plugin's data_dir in mkdocs.yml"
+        problems.append(error(Location(data_dir, 0, 0), "missing", f"data folder '{data_dir}' does not exist", hint))
         return
     paths, found = project_files(root, data_dir, (".yaml", ".yml"), allow_outside_links=allow_outside_links)
     problems.extend(found)

@@ -50,7 +50,8 @@ def read_content(root: Path, content_dir: str, *, allow_outside_links: bool = Fa
     base = root / content_dir
     pages: dict[str, str] = {}
     if not base.is_dir():
-        return pages, [error(Location(content_dir, 0, 0), "missing", f"content folder '{content_dir}' does not exist")]
+        hint = "create it, or name the project's content folder as docs_dir in mkdocs.yml"
+        return pages, [error(Location(content_dir, 0, 0), "missing", f"content folder '{content_dir}' does not exist", hint)]
     paths, problems = project_files(root, content_dir, (".md",), allow_outside_links=allow_outside_links)
     for path in paths:
         rel = path.relative_to(root).as_posix()

@@ -152,3 +152,9 @@ def yaml_error_at(exc: Any, path: str, first_line: int = 1) -> tuple[Location, s
     where = Location(path, mark.line + first_line, mark.column + 1) if mark else Location(path, 1, 1)
     what = f"{exc.problem} ({exc.context})" if exc.problem and exc.context else exc.problem or exc.context or "invalid YAML"
     return where, what
+
+
+def unreadable_project(problems: list[Problem], loaded: bool) -> bool:
+    """Whether a project could not be read at all (a folder or its system file missing, a file unreadable):
+    a usage or I/O error, exit code 2, rather than problems in its data, exit code 1."""
+    return not loaded and any(p.severity is Severity.ERROR and p.code in ("missing", "io") for p in problems)

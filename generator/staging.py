@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from . import cache as cache_memo
-from .problems import Location, Problem, error
+from .problems import Location, Problem, error, unreadable_project
 from .project_config import content_folder, load_config
 
 if TYPE_CHECKING:  # the rest of the pipeline is imported where it runs: a build of an unchanged project needs none of it
@@ -569,7 +569,8 @@ def main(argv: list[str] | None = None) -> int:
     `cadence build` runs this before the engine, so the generator's memory is returned to the system
     before the engine starts: the two never hold their peaks at once. With --search-entries it also
     writes the site's search entries there for the post-build step, which then never loads the project
-    again. Problems go to stderr, one line each; exit 1 on an error (or a warning with --strict).
+    again. Problems go to stderr, one line each; exit 1 on an error (or a warning with --strict),
+    2 when the project cannot be read at all (a folder missing).
     A project unchanged since its last staging (`cache.staged_memo`) gets that staging written out again.
     """
     parser = argparse.ArgumentParser(prog="python -m generator.staging", description="Stage a rules project for an engine.")
@@ -592,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         except StagingError as exc:
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
-            return 1
+            return 2 if unreadable_project(exc.problems, exc.loaded is not None and exc.loaded.project is not None) else 1
     if args.search_entries is not None:
         args.search_entries.write_bytes(search)
     for problem in problems:

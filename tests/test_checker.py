@@ -184,6 +184,26 @@ def test_exit_code_for_problems_and_missing_project(tmp_path: Path) -> None:
     assert "no mkdocs.yml" in result.stderr
 
 
+def test_a_missing_data_folder_is_a_usage_error_for_check_and_build_alike(tmp_path: Path) -> None:
+    """Exit 2 (usage or I/O), the same located lines from both commands; before, the build said 1."""
+    import shutil
+
+    from .conftest import cadence_build
+
+    project = copy_project(MINI, tmp_path / "mini")
+    shutil.rmtree(project / "data")
+    checked = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=project, capture_output=True, text=True)
+    built = cadence_build(project, tmp_path / "site", "mkdocs")
+    lines = [line for line in checked.stdout.splitlines() if "error[" in line]
+    assert lines[0] == (
+        "data:0:0: error[missing]: data folder 'data' does not exist "
+        "(hint: create it, or name the project's data folder as the rules plugin's data_dir in mkdocs.yml)"
+    )
+    assert (checked.returncode, built.returncode) == (2, 2), built.stderr
+    assert [line for line in built.stderr.splitlines() if "error[" in line] == lines
+    assert not (tmp_path / "site").exists() and "Traceback" not in built.stderr
+
+
 def test_a_tab_in_a_module_file_is_one_error_with_a_hint(tmp_path: Path) -> None:
     """A designer's commonest YAML slip: told where, and what it is; the lists of that module's folder are not
     also reported as having no module file (its own error says why it was not read)."""
