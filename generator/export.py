@@ -472,7 +472,7 @@ def json_schema() -> dict[str, Any]:
 # --- publishing in the site ----------------------------------------------------------------------
 
 #: The builder's controls, by the key builder.js asks for: each is the system's label `builder_<key>`.
-BUILDER_UI = ("list", "size", "limit", "total", "unit", "add", "remove", "group", "copy", "export", "import", "print")
+BUILDER_UI = ("list", "size", "limit", "total", "unit", "add", "remove", "group", "copy", "export", "import", "print", "unpriced")
 
 
 def builder_words(project: Project, module: Module) -> dict[str, str]:

@@ -330,6 +330,9 @@ class Labels(Record):
     builder_export: str = label("builder_export", "Army builder: the button that saves the roster as a file.", "Speichern")
     builder_import: str = label("builder_import", "Army builder: the button that opens a roster file.", "Öffnen")
     builder_print: str = label("builder_print", "Army builder: the print button.", "Drucken")
+    builder_unpriced: str = label(
+        "builder_unpriced", "Army builder: after a unit's cost, when a model it takes has no printed cost.", "ohne angegebene Kosten"
+    )
     builder_noscript: str = label(
         "builder_noscript", "Army builder: shown when the browser runs no scripts.", "Die Armeeliste braucht JavaScript."
     )

@@ -850,10 +850,21 @@
     }
   };
 
+  /** A unit's cost as its card shows it: "+ a model without a printed cost" when one it takes has none, never a
+      bare total that would read as the whole price. */
+  Builder.prototype.costText = function (unit, entry, cost, currency) {
+    var text = cost + (currency ? " " + currency.name : "");
+    var unpriced = currency && (entry.models || []).some(function (group) {
+      var model = group.model === null ? null : find(unit.models, group.model);
+      return model && model.points === null;
+    });
+    return unpriced ? text + " + " + this.word("unpriced") : text;
+  };
+
   Builder.prototype.unitCard = function (army, unit, entry, i, cost, terms, currency) {
     var self = this;
     var card = el("section", { class: "rb-unit", "aria-label": unit.name });
-    var title = el("h3", { tabindex: "-1", text: unit.name + " — " + cost + (currency ? " " + currency.name : "") });
+    var title = el("h3", { tabindex: "-1", text: unit.name + " — " + this.costText(unit, entry, cost, currency) });
     var remove = el("button", { type: "button", class: "rb-remove", id: "rb-remove-" + i, "aria-label": this.word("remove") + " " + unit.name, text: "×" });
     remove.addEventListener("click", function () {
       self.roster.units.splice(i, 1);
@@ -953,6 +964,7 @@
 
   /** The printed roster: one card per unit, then the full text of every special rule it uses. */
   Builder.prototype.printout = function (army, result, terms, currency) {
+    var self = this;
     var data = this.data;
     var out = el("div", { class: "rb-print", id: "rb-print" });
     if (!army) return out;
@@ -970,7 +982,7 @@
       var unit = find(army.units, entry.unit);
       if (!unit) return;
       var card = el("article", { class: "rb-card" });
-      card.appendChild(el("h3", { text: unit.name + " — " + result.unit_costs[i] + (currency ? " " + currency.name : "") }));
+      card.appendChild(el("h3", { text: unit.name + " — " + self.costText(unit, entry, result.unit_costs[i], currency) }));
       var table = el("table", {});
       var headRow = el("tr", {}, [el("th", { text: terms.model }), el("th", { text: terms.count })]);
       modelCols.forEach(function (c) { headRow.appendChild(el("th", { text: c.label })); });

@@ -595,6 +595,27 @@ def test_keyboard_alone_adds_a_unit(site: Browsing) -> None:
     assert not problems.all()
 
 
+def test_a_ship_with_no_printed_cost_is_never_shown_as_free(site: Browsing, artifacts: Path) -> None:
+    """Fractured Skies prints a cost for its Strike Fighter only: a Heavy Gunship's card says its total lacks a
+    printed cost, on screen and on the printout, and the problems list names it; the Strike Fighter's does not."""
+    page, problems = site.new_page(PHONE_390)  # type: ignore[arg-type]
+    open_builder(page, site.url("squadrons/builder.html"))
+    page.select_option("#rb-list", label="Fractured Skies")
+    for unit in ("Strike Fighter", "Heavy Gunship"):
+        page.select_option("#rb-unit", label=unit)
+        page.click("#rb-add")
+    titles = page.locator(".rb-unit h3").all_inner_texts()
+    assert titles == ["Strike Fighter — 35 points", "Heavy Gunship — 0 points + a model without a printed cost"]
+    assert page.locator(".rb-card h3").all_inner_texts() == titles
+    expect(page.locator("#rb-total")).to_contain_text("35 / 300")
+    assert page.locator("#rb-problems li").all_inner_texts() == [
+        "'Heavy Gunship' in 'Heavy Gunship' has no printed cost: the total counts only its weapons and upgrades"
+    ]
+    page.locator(".rb-unit").nth(1).scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "builder-unpriced-ship.png"))
+    assert not problems.all()
+
+
 def test_stale_or_broken_links_load_what_they_can(site: Browsing, exports: dict[str, ModuleExport]) -> None:
     stale = {
         "format_version": 1,
