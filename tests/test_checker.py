@@ -281,3 +281,20 @@ def test_a_misspelt_army_list_page_is_one_error_at_the_list(tmp_path: Path) -> N
         "but there is no content/squadrons/fleets/fractured-skys.md and no data generates it "
         "(hint: did you mean 'squadrons/fleets/fractured-skies'?)"
     ]
+
+
+def test_spelling_skips_a_tag_whole_and_reads_a_less_than_sign_as_prose(tmp_path: Path) -> None:
+    """A '>' inside a quoted attribute value ended the tag, so the rest of the tag was spell-checked as prose;
+    and a '<' in prose hid every word up to the next '>' on the page."""
+    project = copy_project(MINI, tmp_path / "mini")
+    page = project / "content/core/rules.md"
+    text = page.read_text(encoding="utf-8").replace(
+        "# Core Rules",
+        '# Core Rules\n\nRoll <abbr title="higher than 3 > 2 qzxv">high</abbr>.\n\nOn a roll < 3 the unit qzxw falls back; <b>then</b> it rallies.',
+        1,
+    )
+    page.write_text(text, encoding="utf-8")
+    lines = [str(p) for p in load_project(project).problems]
+    assert [line for line in lines if "qzx" in line] == [
+        "content/core/rules.md:5:24: warning[spelling]: 'qzxw' is not a known word (hint: if 'qzxw' is right, add it to data/words.txt)"
+    ], lines

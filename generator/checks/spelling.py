@@ -24,7 +24,12 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 #: The Markdown fields of the data whose words are spell-checked (names are checked by check_names;
 #: errata quote the sources' misspellings on purpose and are left out).
 PROSE_FIELDS = frozenset({"text", "intro", "notes", "effect", "footnote", "summary", "notice"})
-_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\]\([^)]*\)|\[%.*?%\]|`[^`]*`|<[^>]*>|https?://\S+|\{[^}]*\}")
+#: A tag is skipped whole, its quoted values too (`alt=">"` does not end it), within its line and a bounded
+#: length (data is untrusted: no pattern may take time that grows faster than the text); a `<` not followed
+#: by a tag's first character is prose ("a roll < 3").
+_MARKUP = re.compile(
+    r"""\[\[[^\]]*\]\]|\]\([^)]*\)|\[%.*?%\]|`[^`]*`|<[A-Za-z/!](?:"[^"\n]{0,200}"|'[^'\n]{0,200}'|[^>"'\n]){0,400}>|https?://\S+|\{[^}]*\}"""
+)
 
 
 def named_things(project: Project) -> Iterator[tuple[str, str, Record]]:
