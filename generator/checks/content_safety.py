@@ -10,7 +10,8 @@ with errors publishes nothing:
   scheme is not on `urls.URL_SCHEMES`, in a tag or in an attribute list (`{: onclick=... }`);
 - a Markdown link or image, inline, by reference or autolink, to such a URL (`javascript:`, `data:`);
 - a front-matter text holding `<`, `>` or `"` (`front_matter.py`);
-- a file a browser would run when opened from the site (HTML, SVG, XML, scripts).
+- a file a browser would run when opened from the site (HTML, XML, scripts), and an SVG that holds more than
+  a drawing (`svg_safety.py`).
 
 The page is read as written, code spans and comments included: a browser can end a comment sooner than
 it looks (`<!-->`) and raw HTML blocks take no code spans, so nothing is skipped as inert. A designer who
@@ -28,6 +29,7 @@ from ..problems import Location, Problem, error, shortened
 from ..urls import URL_SCHEMES, url_allowed
 from .base import CheckRun
 from .front_matter import FRONT_MATTER
+from .svg_safety import check_svg
 
 #: Tags a content page may use: text, tables, lists, figures, details; nothing that loads, embeds or runs.
 TAGS = frozenset({
@@ -43,10 +45,9 @@ ATTRIBUTES = frozenset({
     "name", "open", "reversed", "rowspan", "scope", "span", "src", "start", "title", "type", "width",
 })  # fmt: skip
 URL_ATTRIBUTES = frozenset({"href", "src", "cite"})
-#: Files a static host serves as a page, an image that runs script, or a script (HTML, SVG, XML, JavaScript),
-#: with what to do instead.
+#: Files a static host serves as a page or a script (HTML, XML, JavaScript, a compressed SVG the check cannot
+#: read), with what to do instead. An SVG is read: a drawing passes (`svg_safety.py`).
 RUNNABLE_FILES = {
-    ".svg": "convert the image to PNG or WebP",
     ".svgz": "convert the image to PNG or WebP",
     ".html": "write the page in Markdown",
     ".htm": "write the page in Markdown",
@@ -202,7 +203,9 @@ def check_content_files(run: CheckRun) -> Iterator[Problem]:
     base = run.root / run.content_dir
     for path in sorted(base.rglob("*")) if base.is_dir() else ():
         suffix = path.suffix.lower()
-        if suffix in RUNNABLE_FILES and not path.is_symlink() and path.is_file():
+        if suffix == ".svg" and not path.is_symlink() and path.is_file():
+            yield from check_svg(path.read_bytes(), f"{run.content_dir}/{_relative(path, base)}")
+        elif suffix in RUNNABLE_FILES and not path.is_symlink() and path.is_file():
             yield error(
                 Location(f"{run.content_dir}/{_relative(path, base)}", 1, 1),
                 "unsafe-content",
