@@ -181,11 +181,22 @@
   };
   const markTables = () => {
     for (const table of document.querySelectorAll("article table")) markMore(scrollerOf(table));
+    for (const games of document.querySelectorAll(".rules-games")) markMore(games);
+  };
+
+  /** On a phone the game switcher scrolls sideways: the reader's game is brought into view, not left off the edge. */
+  const showCurrentGame = () => {
+    const games = document.querySelector(".rules-games");
+    const current = games && games.querySelector("a[aria-current='true']");
+    if (!current || games.scrollWidth <= games.clientWidth) return;
+    const bar = games.getBoundingClientRect(), link = current.getBoundingClientRect();
+    games.scrollLeft += link.left - bar.left - (bar.width - link.width) / 2;
   };
 
   const init = () => {
     nameSearchDialog();
     describeTables();
+    showCurrentGame();
     markTables();
     window.setTimeout(markTables); // the theme wraps each table in its scrolling box once its own script has run
     for (const link of document.querySelectorAll("a.rule-link")) {
@@ -225,7 +236,9 @@
   // scroll events do not bubble: one listener, in the capture phase, hears every table's
   document.addEventListener("scroll", (event) => {
     const scroller = event.target;
-    if (scroller instanceof Element && (scroller.tagName === "TABLE" || scroller.classList.contains("md-typeset__scrollwrap"))) markMore(scroller);
+    if (!(scroller instanceof Element)) return; // the page itself
+    const scrolls = (name) => scroller.classList.contains(name);
+    if (scroller.tagName === "TABLE" || scrolls("md-typeset__scrollwrap") || scrolls("rules-games")) markMore(scroller);
   }, { capture: true, passive: true });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

@@ -394,3 +394,27 @@ def test_one_tap_between_games_and_the_current_game_in_view(site: Browsing, arti
     expect(page.get_by_role("navigation", name="Cadence Wargame System").locator("a[aria-current='true']")).to_have_text("Devil's Bluff")
     assert urlsplit(page.url).path.endswith("/devils-bluff/index.html")
     assert problems.all() == [], "\n".join(problems.all())
+
+
+@pytest.mark.browser
+def test_the_current_game_is_in_view_in_the_switcher_whichever_game_it_is(site: Browsing, artifacts: Path) -> None:
+    """The switcher scrolls sideways on a phone: the games past the screen's edge (Squadrons, Survivors) were
+    off to the right on their own pages. The current game is brought into view, and while more games lie
+    to the right the bar's last one fades into its colour."""
+    page, problems = site.new_page(phone=True)
+    for path, game in (("squadrons/fleets/fractured-skies.html", "Squadrons"), ("survivors/index.html", "Survivors")):
+        open_page(page, site.url(path))
+        games = page.get_by_role("navigation", name="Cadence Wargame System")
+        current = games.locator("a[aria-current='true']")
+        expect(current).to_have_text(game)
+        box, bar = current.bounding_box(), games.bounding_box()
+        assert box is not None and bar is not None
+        assert box["x"] >= bar["x"] and box["x"] + box["width"] <= bar["x"] + bar["width"], f"{game} is off the switcher: {box} {bar}"
+    page.screenshot(path=str(artifacts / "phone-switcher-last-game.png"), clip={"x": 0, "y": 0, "width": 390, "height": 90})
+    open_page(page, site.url("core-rules/index.html"))
+    games = page.locator(".rules-games")
+    expect(games).to_have_class(re.compile(r"\brules-more-right\b"))
+    assert games.evaluate("(g) => getComputedStyle(g, '::after').content") != "none"
+    games.evaluate("(g) => { g.scrollLeft = g.scrollWidth; }")
+    expect(games).not_to_have_class(re.compile(r"\brules-more-right\b"))
+    assert problems.all() == [], "\n".join(problems.all())
