@@ -49,6 +49,12 @@ def test_builder_controls_and_printout_speak_the_labels(browser: Browser, marked
         page.select_option("#rb-unit", label="Ranger Squad")
         page.click("#rb-add")
         page.click("#rb-0-more")  # a second group of models: its remove button too
+        # the fixture prices every model: one model's cost is taken away in the page's data, as a source that
+        # prints none would leave it, so the card says so in the marked words too
+        page.evaluate(
+            "() => { const b = window.cadenceBuilder; const army = b.army();"
+            " army.units.find((u) => u.name === 'Ranger Squad').models[0].points = null; b.change(); }"
+        )
         # only what the script wrote counts: the words it was handed in the page go
         page.evaluate("document.querySelector('[data-rules-builder]').removeAttribute('data-ui')")
         # the roster checker's messages are labels too: the problems listed speak the marked words
