@@ -173,11 +173,13 @@
     }
   };
 
-  /** A table wider than the screen fades at the edge that has more of it, until it is scrolled to its end. */
+  /** A table wider than the screen fades at the edge that has more of it, until it is scrolled to its end
+      (a table's left edge is its name column, which stays: only the game switcher fades there). */
   const scrollerOf = (table) => table.closest(".md-typeset__scrollwrap") || table;
   const markMore = (scroller) => {
     const hidden = scroller.scrollWidth - scroller.clientWidth - scroller.scrollLeft;
     scroller.classList.toggle("rules-more-right", hidden > 1);
+    scroller.classList.toggle("rules-more-left", scroller.scrollLeft > 1);
   };
   const markTables = () => {
     for (const table of document.querySelectorAll("article table")) markMore(scrollerOf(table));

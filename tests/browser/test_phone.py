@@ -400,7 +400,7 @@ def test_one_tap_between_games_and_the_current_game_in_view(site: Browsing, arti
 def test_the_current_game_is_in_view_in_the_switcher_whichever_game_it_is(site: Browsing, artifacts: Path) -> None:
     """The switcher scrolls sideways on a phone: the games past the screen's edge (Squadrons, Survivors) were
     off to the right on their own pages. The current game is brought into view, and while more games lie
-    to the right the bar's last one fades into its colour."""
+    to either side the bar's last one there fades into its colour."""
     page, problems = site.new_page(phone=True)
     for path, game in (("squadrons/fleets/fractured-skies.html", "Squadrons"), ("survivors/index.html", "Survivors")):
         open_page(page, site.url(path))
@@ -410,10 +410,12 @@ def test_the_current_game_is_in_view_in_the_switcher_whichever_game_it_is(site: 
         box, bar = current.bounding_box(), games.bounding_box()
         assert box is not None and bar is not None
         assert box["x"] >= bar["x"] and box["x"] + box["width"] <= bar["x"] + bar["width"], f"{game} is off the switcher: {box} {bar}"
+        expect(games).to_have_class(re.compile(r"\brules-more-left\b"))  # the games before it fade at the left
     page.screenshot(path=str(artifacts / "phone-switcher-last-game.png"), clip={"x": 0, "y": 0, "width": 390, "height": 90})
     open_page(page, site.url("core-rules/index.html"))
     games = page.locator(".rules-games")
     expect(games).to_have_class(re.compile(r"\brules-more-right\b"))
+    expect(games).not_to_have_class(re.compile(r"\brules-more-left\b"))  # the first game: nothing before it
     assert games.evaluate("(g) => getComputedStyle(g, '::after').content") != "none"
     games.evaluate("(g) => { g.scrollLeft = g.scrollWidth; }")
     expect(games).not_to_have_class(re.compile(r"\brules-more-right\b"))
