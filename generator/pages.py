@@ -7,6 +7,7 @@ hand-written one. Neither touches MkDocs: the plugin hands their output to it as
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
@@ -21,6 +22,7 @@ from .layout import ABOUT_FOLDER, SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import collector_paused, project_files, read_text
 from .problems import Location, Problem, error
+from .project_config import setting_at
 from .resolve import Resolved, resolve
 from .stored import built_documents
 
@@ -97,7 +99,20 @@ def load_project(
         words, unread = read_words(root / data_dir / "words.txt", f"{data_dir}/words.txt")
         problems.extend(unread)
         problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked, digests))
+    problems = _missing_folders_at_settings(root, problems, data_dir, content_dir)
     return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key), resolved)
+
+
+def _missing_folders_at_settings(root: Path, problems: list[Problem], data_dir: str, content_dir: str) -> list[Problem]:
+    """A missing data or content folder is located at the mkdocs.yml setting that names it (a folder has no
+    line); with no data folder, the system file it lacks goes unsaid."""
+    settings = {Location(data_dir, 0, 0): "data_dir", Location(content_dir, 0, 0): "docs_dir"}
+    missing = [p for p in problems if p.code == "missing" and p.location in settings]
+    if not missing:
+        return problems
+    placed = {p: dataclasses.replace(p, location=setting_at(root, settings[p.location])) for p in missing}
+    no_data = Location(data_dir, 0, 0) in {p.location for p in missing}
+    return [placed.get(p, p) for p in problems if not (no_data and p.code == "missing" and p.location.line == 0 and p not in placed)]
 
 
 def _check(

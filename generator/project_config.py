@@ -7,6 +7,7 @@ are read as plain values.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,18 @@ def read_folders(root: Path) -> tuple[str, str]:
         if isinstance(options, dict):
             data = str(options.get("data_dir", "data"))
     return data, content
+
+
+def setting_at(root: Path, key: str) -> Location:
+    """Where mkdocs.yml sets `key` (its value's first character), else the file's first line: a folder that
+    does not exist has no line of its own, so its error points at the setting that names it."""
+    try:
+        lines = (root / CONFIG_FILE).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return Location(CONFIG_FILE, 1, 1)
+    setting = re.compile(rf"^\s*{re.escape(key)}\s*:\s*")
+    for number, line in enumerate(lines, 1):
+        found = setting.match(line)
+        if found:
+            return Location(CONFIG_FILE, number, found.end() + 1)
+    return Location(CONFIG_FILE, 1, 1)

@@ -185,7 +185,8 @@ def test_exit_code_for_problems_and_missing_project(tmp_path: Path) -> None:
 
 
 def test_a_missing_data_folder_is_a_usage_error_for_check_and_build_alike(tmp_path: Path) -> None:
-    """Exit 2 (usage or I/O), the same located lines from both commands; before, the build said 1."""
+    """Exit 2 (usage or I/O), the same located lines from both commands; before, the build said 1, and the
+    folder was located at 0:0."""
     import shutil
 
     from .conftest import cadence_build
@@ -196,12 +197,16 @@ def test_a_missing_data_folder_is_a_usage_error_for_check_and_build_alike(tmp_pa
     built = cadence_build(project, tmp_path / "site", "mkdocs")
     lines = [line for line in checked.stdout.splitlines() if "error[" in line]
     assert lines[0] == (
-        "data:0:0: error[missing]: data folder 'data' does not exist "
+        "mkdocs.yml:1:1: error[missing]: data folder 'data' does not exist "
         "(hint: create it, or name the project's data folder as the rules plugin's data_dir in mkdocs.yml)"
     )
     assert (checked.returncode, built.returncode) == (2, 2), built.stderr
-    assert [line for line in built.stderr.splitlines() if "error[" in line] == lines
+    assert [line for line in built.stderr.splitlines() if "error[" in line] == lines == lines[:1]  # not also "no system file"
     assert not (tmp_path / "site").exists() and "Traceback" not in built.stderr
+    # a folder has no line: its error points at the setting that names it, when mkdocs.yml has one
+    shutil.rmtree(project / "content")
+    checked = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=project, capture_output=True, text=True)
+    assert "mkdocs.yml:2:11: error[missing]: content folder 'content' does not exist" in checked.stdout
 
 
 def test_a_tab_in_a_module_file_is_one_error_with_a_hint(tmp_path: Path) -> None:
