@@ -18,14 +18,7 @@ def check_module_pages(run: CheckRun) -> Iterator[Problem]:
     pages = run.resolved.page_paths
     misplaced = _misplaced_lists(run)
     for path, entry in misplaced.items():
-        listing = next(ref for ref in run.resolved.pages if ref.listed and ref.path == path)
-        errata = sum(1 for ref in run.resolved.pages if not ref.listed and ref.path == path)
-        also = f" and {errata} {'erratum points' if errata == 1 else 'errata point'} there" if errata else ""
-        message = (
-            f"army list '{entry.army_list.name}' is published at '{entry.page}', but {listing.owner} lists it as "
-            f"'{path}' ({listing.where}){also}"
-        )
-        yield error(loc_of(entry.army_list.page, entry.army_list.loc), "missing-page", message, f"did you mean '{path}'?")
+        yield _misplaced_list(run, path, entry)
     for ref in run.resolved.pages:
         if not is_safe(ref.path) or ref.exists or ref.path in misplaced:
             continue
@@ -34,6 +27,18 @@ def check_module_pages(run: CheckRun) -> Iterator[Problem]:
         else:
             message = f"erratum points at page '{ref.path}', which does not exist"
         yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
+
+
+def _misplaced_list(run: CheckRun, path: str, entry: ListEntry) -> Problem:
+    """One error at the list's `page`, naming where the module lists the page and how many errata point there."""
+    listing = next(ref for ref in run.resolved.pages if ref.listed and ref.path == path)
+    errata = sum(1 for ref in run.resolved.pages if not ref.listed and ref.path == path)
+    also = f" and {errata} {'erratum points' if errata == 1 else 'errata point'} there" if errata else ""
+    message = (
+        f"army list '{entry.army_list.name}' is published at '{entry.page}', but {listing.owner} lists it as "
+        f"'{path}' ({listing.where}){also}"
+    )
+    return error(loc_of(entry.army_list.page, entry.army_list.loc), "missing-page", message, f"did you mean '{path}'?")
 
 
 def _misplaced_lists(run: CheckRun) -> dict[str, ListEntry]:
