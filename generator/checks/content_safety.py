@@ -26,6 +26,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..problems import Location, Problem, error, shortened
+from ..resolve.content import position
 from ..urls import URL_SCHEMES, url_allowed
 from .base import CheckRun
 from .front_matter import FRONT_MATTER
@@ -99,43 +100,28 @@ def _attributes(tag: str) -> list[tuple[str, str | None]]:
 
 
 class _Page:
-    """One content page's text, with a place for every offset in it."""
+    """One content page's text, where its body starts (after any front matter), and a place for every offset."""
 
     def __init__(self, path: str, text: str) -> None:
         self.path, self.text = path, text
-        self._starts = [0, *(m.end() for m in re.finditer("\n", text))]
-
-    def at(self, offset: int) -> Location:
-        line = _line_of(self._starts, offset)
-        return Location(self.path, line, offset - self._starts[line - 1] + 1)
+        front = FRONT_MATTER.match(text)  # its texts: front_matter.py
+        self.body = front.end() if front else 0
 
     def problem(self, offset: int, message: str, hint: str) -> Problem:
-        return error(self.at(offset), "unsafe-content", message, hint)
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    low, high = 0, len(starts)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if starts[middle] <= offset:
-            low = middle
-        else:
-            high = middle
-    return low + 1
+        return error(Location(self.path, *position(self.text, offset)), "unsafe-content", message, hint)
 
 
 def check_content_markup(run: CheckRun) -> Iterator[Problem]:
     """Raw HTML, attribute lists and links of every content page."""
     for name in sorted(run.resolved.content):
-        page = _Page(f"{run.resolved.content_dir}/{name}.md", run.resolved.content[name])  # front matter: front_matter.py
+        page = _Page(f"{run.resolved.content_dir}/{name}.md", run.resolved.content[name])
         yield from _tags(page)
         yield from _attribute_lists(page)
         yield from _links(page)
 
 
 def _tags(page: _Page) -> Iterator[Problem]:
-    front = FRONT_MATTER.match(page.text)
-    for start in _TAG_START.finditer(page.text, front.end() if front else 0):
+    for start in _TAG_START.finditer(page.text, page.body):
         closing, name = start.group(1), start.group(2)
         if closing:  # an end tag runs nothing; its start tag is what is looked at
             continue
@@ -170,8 +156,7 @@ def _tag_attributes(page: _Page, offset: int, name: str, tag: str) -> Iterator[P
 
 
 def _attribute_lists(page: _Page) -> Iterator[Problem]:
-    front = FRONT_MATTER.match(page.text)
-    for found in _ATTR_LIST.finditer(page.text, front.end() if front else 0):
+    for found in _ATTR_LIST.finditer(page.text, page.body):
         for pair in _ATTR_PAIR.finditer(found.group(1)):
             key, value = pair.group(1).lower(), pair.group(2).strip("\"'")
             if key not in ATTRIBUTES:
@@ -187,9 +172,8 @@ def _attribute_lists(page: _Page) -> Iterator[Problem]:
 
 
 def _links(page: _Page) -> Iterator[Problem]:
-    front = FRONT_MATTER.match(page.text)
     for pattern in (_INLINE_LINK, _REFERENCE):
-        for found in pattern.finditer(page.text, front.end() if front else 0):
+        for found in pattern.finditer(page.text, page.body):
             if not url_allowed(found.group(1)):
                 yield page.problem(
                     found.start(1), f"the link to '{shortened(found.group(1))}' would run script or open data as a page", _URL_HINT
