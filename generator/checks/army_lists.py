@@ -25,13 +25,11 @@ def check_army_lists(run: CheckRun) -> Iterator[Problem]:
 
 def _list(project: Project, entry: ListEntry) -> Iterator[Problem]:
     army_list = entry.army_list
-    for used in army_list.uses:
-        if used not in project.scopes or "/" not in used:
-            message = f"'uses' names '{used}', which is not an army list"
-            meant = closest(used, [e.key for e in project.lists])
-            if meant:
-                message += f"; until it is mended, names this list could take from '{meant}' are not reported"
-            yield error(at(used, army_list), "unknown-list", message, f"did you mean '{meant}'?" if meant else "")
+    for used, meant in _unknown_uses(project, army_list):
+        message = f"'uses' names '{used}', which is not an army list"
+        if meant:
+            message += f"; until it is mended, names this list could take from '{meant}' are not reported"
+        yield error(at(used, army_list), "unknown-list", message, f"did you mean '{meant}'?" if meant else "")
     units = sum(1 for s in walk_sections(army_list.sections) if s.unit is not None)
     if units > MAX_UNITS_PER_LIST:
         message = f"army list '{army_list.id}' has {units} units; the limit is {MAX_UNITS_PER_LIST}"
@@ -112,14 +110,18 @@ def check_footnotes(run: CheckRun) -> Iterator[Problem]:
 def meant_lists(project: Project) -> dict[str, list[Scope]]:
     """For each army list whose `uses` names no army list, the scopes of the lists it most likely meant."""
     meant: dict[str, list[Scope]] = defaultdict(list)
-    keys = [e.key for e in project.lists]
     for entry in project.lists:
-        for used in entry.army_list.uses:
-            if used not in project.scopes or "/" not in used:
-                close = closest(used, keys)
-                if close is not None:
-                    meant[entry.key].append(project.scopes[close])
+        for _used, close in _unknown_uses(project, entry.army_list):
+            if close is not None:
+                meant[entry.key].append(project.scopes[close])
     return meant
+
+
+def _unknown_uses(project: Project, army_list: ArmyList) -> Iterator[tuple[str, str | None]]:
+    """Each name in a list's `uses` that is no army list, with the army list it most likely meant, if any."""
+    for used in army_list.uses:
+        if used not in project.scopes or "/" not in used:
+            yield used, closest(used, [e.key for e in project.lists])
 
 
 def check_names(run: CheckRun) -> Iterator[Problem]:
