@@ -33,7 +33,7 @@ from markdown.inlinepatterns import HTML_RE, InlineProcessor
 from markdown.treeprocessors import Treeprocessor
 
 from .problems import shortened
-from .urls import URL_SCHEMES, url_allowed
+from .untrusted import ATTR_LIST, URL_SCHEMES, url_allowed
 
 TAGS = frozenset({"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "a", "img", "div"})
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}}
@@ -45,8 +45,6 @@ ADMONITIONS = frozenset({
 })  # fmt: skip
 CLASSES = {"div": {"admonition", *ADMONITIONS}, "p": {"admonition-title"}}
 
-# attr_list's own syntax: `{: #id .class key=value }`, anywhere in a line.
-_ATTR_LIST = r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}"
 _ATTR_TOKEN = re.compile(r"^(?:[#.][^ =}]+|[^ =}]+=.*)$")
 
 
@@ -66,7 +64,7 @@ class _DropAttributeList(InlineProcessor):
     """`{: onclick=... }` would set attributes where the page's attr_list is on: removed, and noted."""
 
     def __init__(self, removed: list[str]) -> None:
-        super().__init__(_ATTR_LIST)
+        super().__init__(ATTR_LIST)
         self.removed = removed
 
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:  # type: ignore[override]

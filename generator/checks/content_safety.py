@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..problems import Location, Problem, error, shortened
 from ..resolve.content import position
-from ..urls import URL_SCHEMES, url_allowed
+from ..untrusted import ATTR_LIST, URL_SCHEMES, url_allowed
 from .base import CheckRun
 from .front_matter import FRONT_MATTER
 from .svg_safety import check_svg
@@ -74,8 +74,8 @@ _TAG_REST = re.compile(r"""(?:"[^"]*"|'[^']*'|[^'">])*>?""")
 _HANDLER = re.compile(r"""(?:^|[\s/"'])(on[a-z]+|style|formaction|srcdoc)\s*=""", re.IGNORECASE)
 _INLINE_LINK = re.compile(r"\]\(\s*<?([^\s)>]*)")
 _REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)", re.MULTILINE)
-#: attr_list's syntax (`{: #id .class key=value }`), and its key=value pairs.
-_ATTR_LIST = re.compile(r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}")
+_ATTR_LIST = re.compile(ATTR_LIST)
+#: An attribute list's key=value pairs.
 _ATTR_PAIR = re.compile(r"""([^\s=#.][^\s=]*)=("[^"]*"|'[^']*'|\S*)""")
 
 

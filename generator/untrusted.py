@@ -1,8 +1,12 @@
-"""URLs taken from data or content: which ones a browser could follow without running anything.
+"""Markdown syntax through which data or content could make a reader's browser run something.
+
+Shared by the renderer (which drops it from data) and the content-safety check (which refuses it in
+content pages), so both read the same text the same way.
 
 A link's scheme decides what a click does; `javascript:` or `data:` runs or opens what the data wrote,
 so only the schemes below (and relative URLs) pass, however the URL is spelt (entities, whitespace
-or control characters inside the scheme, which browsers drop).
+or control characters inside the scheme, which browsers drop). An attribute list (`{: onclick=... }`)
+sets attributes on the element before it wherever the page turns attr_list on.
 """
 
 from __future__ import annotations
@@ -21,3 +25,7 @@ def url_allowed(url: str) -> bool:
     bare = _URL_IGNORED.sub("", html.unescape(url))
     scheme = _SCHEME.match(bare)
     return scheme is None or scheme.group(1).lower() in URL_SCHEMES
+
+
+#: attr_list's own syntax, `{: #id .class key=value }`, anywhere in a line; group 1 is what is inside the braces.
+ATTR_LIST = r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}"
