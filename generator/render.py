@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -39,6 +40,7 @@ from .model import ArmyList, BuiltModel, Module, ProfileSummary, ReleaseEntry, S
 from .points import BuiltProfile, CostRange
 from .releases import TEXT_FIELDS, last_changes, word_segments
 from .resolve import DirectiveBinding, Resolved
+from .resolve.links import LINK, REFERENCE, may_link, site_relative
 
 # --- escaping ------------------------------------------------------------------------------------
 
@@ -164,10 +166,11 @@ class Renderer:
     def changes_page(self, page: str) -> str:
         releases = sorted(self.project.releases, key=lambda r: (r.date, r.name), reverse=True)
         titles = {m.id: m.title for m in self.project.modules.values()}
+        core = next((self.project.scopes[m.id] for m in self.project.ordered_modules() if m.core), None)
         return self._render(
             "changes.md.j2",
             page,
-            None,
+            core,  # the site-wide texts' [[links]] read the core rules, as the resolve stage bound them
             system=self.project.system,
             modules=self.project.ordered_modules(),
             releases=releases,
@@ -232,24 +235,46 @@ class Renderer:
 
     # -- helpers for templates --
 
-    def _fragment(self, text: str) -> str:
-        return markup.render(self.link_rules(str(text), self.scope)).html
+    def relink(self, text: str) -> str:
+        """Links in data are read from the site's root (`resolve.links`): each is pointed at its page or file
+        from the page being rendered."""
+        if not may_link(text):
+            return text
 
-    def md(self, text: str | None) -> str:
+        def replace(match: re.Match[str]) -> str:
+            found = site_relative(match["target"])
+            if found is None:
+                return match[0]
+            path, anchor = found
+            if path.endswith(".md"):
+                target = relative_link(self.page, path.removesuffix(".md"), anchor or None)
+            else:
+                target = posixpath.relpath(path, posixpath.dirname(self.page) or ".") + (f"#{anchor}" if anchor else "")
+            start, end = match.span("target")
+            return f"{match[0][: start - match.start()]}{target}{match[0][end - match.start() :]}"
+
+        return REFERENCE.sub(replace, LINK.sub(replace, text))
+
+    def _fragment(self, text: str, scope_key: str | None = None) -> str:
+        scope = self.project.scopes[scope_key] if scope_key else self.scope
+        return markup.render(self.link_rules(self.relink(str(text)), scope)).html
+
+    def md(self, text: str | None, scope_key: str | None = None) -> str:
         """Markdown from data, with [[rule]] links resolved in the current scope, as inert Markdown blocks.
 
         The fragment is rendered by the restricted dialect and sanitised (generator/markup.py), so
-        the page's own Markdown extensions can neither run nor reinterpret anything in it.
+        the page's own Markdown extensions can neither run nor reinterpret anything in it. `scope_key`: the
+        module whose text it is, on a page of no module's (the landing pages, Licences).
         """
         if not text:
             return ""
-        return markup.embed_block(self._fragment(text))
+        return markup.embed_block(self._fragment(text, scope_key))
 
-    def cell(self, text: Any) -> str:
+    def cell(self, text: Any, scope_key: str | None = None) -> str:
         """Markdown from data for one table cell: one line, nothing the table could split on."""
         if text is None or text == "":
             return ""
-        return markup.embed_inline(self._fragment(str(text)))
+        return markup.embed_inline(self._fragment(str(text), scope_key))
 
     def value(self, value: Any) -> str:
         return escape_text(value)

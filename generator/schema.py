@@ -13,7 +13,7 @@ import inspect
 import re
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -73,6 +73,72 @@ def nesting_fields(cls: type) -> frozenset[str]:
         hints = type_hints(cls)
         _NESTING[cls] = frozenset(f.name for f in dataclasses.fields(cls) if _holds_records(hints[f.name]))
     return _NESTING[cls]
+
+
+#: Which fields of a record class a walk takes (name, whether taken); it walks into the others.
+FieldPlan = Callable[[type], tuple[tuple[str, bool], ...]]
+
+
+def field_values(
+    roots: Iterable[Any], plan: FieldPlan, taken: Callable[[str, Any], bool], *, mappings: bool = True
+) -> list[tuple[Any, Record, str]]:
+    """(value, record, field name) of every field the plan takes, in the records under `roots`.
+
+    A taken field whose value `taken(name, value)` refuses is walked into like the others; `mappings`: into
+    the values of dicts too. A stack, not recursive generators: at 10x the shipped data, the three checks
+    that walk every record took twice as long that way. The order is fixed but not the records' own:
+    problems are sorted by place before anyone sees them.
+    """
+    found: list[tuple[Any, Record, str]] = []
+    stack = list(roots)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Record):
+            for name, takes in plan(type(item)):
+                value = getattr(item, name)
+                if takes and taken(name, value):
+                    found.append((value, item, name))
+                elif value is not None:
+                    stack.append(value)
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif mappings and isinstance(item, dict):
+            stack.extend(item.values())
+    return found
+
+
+def is_markdown(f: dataclasses.Field[Any]) -> bool:
+    """Whether the model declares a field Markdown (`doc(..., markdown=True)`)."""
+    return bool(f.metadata.get("markdown"))
+
+
+_MARKDOWN_PLAN: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _markdown_plan(cls: type) -> tuple[tuple[str, bool], ...]:
+    """A record class's fields that may hold Markdown, as (name, whether Markdown itself); read once per class."""
+    if cls not in _MARKDOWN_PLAN:
+        nesting = nesting_fields(cls)  # the other fields hold neither Markdown nor records: not walked
+        _MARKDOWN_PLAN[cls] = tuple((f.name, is_markdown(f)) for f in data_fields(cls) if is_markdown(f) or f.name in nesting)
+    return _MARKDOWN_PLAN[cls]
+
+
+def markdown_strings(record: Record) -> list[tuple[Record, str, str]]:
+    """(record, field name, text) for every Markdown string in a record and the records inside it: every
+    field the model declares Markdown, so what reads them (rule links, page links, unsafe markup) misses none."""
+    return [(owner, name, text) for value, owner, name in field_values([record], _markdown_plan, _always) for text in _strings(value)]
+
+
+def _always(_name: str, _value: Any) -> bool:
+    return True
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _strings(item)
 
 
 def _holds_records(tp: Any) -> bool:

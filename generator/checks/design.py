@@ -16,7 +16,8 @@ from ..catalogue import ListEntry, Project, walk_sections
 from ..loader import loc_of
 from ..model import DEFAULT_LABELS, PLACEHOLDER, Module, Record, Section, Unit, Upgrade, Weapon, slugify
 from ..problems import Location, Problem, did_you_mean, error, warning
-from .base import CheckRun, field_values, named_fields
+from ..schema import field_values
+from .base import CheckRun, named_fields
 
 #: The rule value that says "the source prints this rule without its value" (`Rending (?)`).
 UNSTATED = "?"

@@ -48,11 +48,16 @@ def check_directives(run: CheckRun) -> Iterator[Problem]:
                 shown.setdefault(slugify(rule.name), binding.where.line)
 
 
+_FROM_ROOT = "links in data are read from the content folder ('core/rules.md#cover'), whichever page shows them"
+
+
 def check_page_links(run: CheckRun) -> Iterator[Problem]:
     """Links between pages must reach a page that exists and, where we can know it, an anchor on it."""
     for link in run.resolved.page_links:
         if not link.page_exists:
             hint = did_you_mean(link.dest, run.resolved.page_paths)
+            if link.in_data:
+                hint = f"{hint} {_FROM_ROOT[0].upper()}{_FROM_ROOT[1:]}." if hint else _FROM_ROOT
             yield error(link.where, "broken-link", f"link to '{link.path}', which is no page of this site", hint)
         elif link.anchor_exists is False:
             hint = did_you_mean(link.anchor, sorted(run.resolved.anchors[link.dest]))

@@ -7,60 +7,21 @@ by a character test, so a project without markup is checked without importing Ma
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from ..catalogue import ListEntry
 from ..model import Record
 from ..problems import Location, Problem, warning
-from ..schema import nesting_fields
-from .base import CheckRun, field_values
-
-
-def is_markdown(f: dataclasses.Field[Any]) -> bool:
-    """Whether the model declares a field Markdown (`doc(..., markdown=True)`)."""
-    return bool(f.metadata.get("markdown"))
+from ..schema import markdown_strings
+from .base import CheckRun
 
 
 def _label(record: Record) -> str:
     words = re.sub(r"(?<!^)(?=[A-Z])", " ", type(record).__name__).lower()
     name = getattr(record, "name", None) or getattr(record, "title", None) or getattr(record, "id", None)
     return f"{words} '{name}'" if isinstance(name, str) and name else words
-
-
-_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
-
-
-def _fields(cls: type[Record]) -> tuple[tuple[str, bool], ...]:
-    """A record class's fields that may hold Markdown, as (name, whether Markdown itself); read once per class."""
-    if cls not in _FIELDS:
-        nesting = nesting_fields(cls)  # the other fields hold neither Markdown nor records: not walked
-        _FIELDS[cls] = tuple(
-            (f.name, is_markdown(f))
-            for f in dataclasses.fields(cls)
-            if not f.metadata.get("internal") and (is_markdown(f) or f.name in nesting)
-        )
-    return _FIELDS[cls]
-
-
-def markdown_strings(record: Record) -> list[tuple[Record, str, str]]:
-    """(record, field name, text) for every Markdown string in a record and the records inside it."""
-    return [(owner, name, text) for value, owner, name in field_values([record], _fields, _always) for text in _strings(value)]
-
-
-def _always(_name: str, _value: Any) -> bool:
-    return True
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _strings(item)
 
 
 #: Where anything the restricted dialect removes must start: raw HTML, comments and autolinks with

@@ -75,9 +75,8 @@ def _content_link(ref: RuleRef) -> Iterator[Problem]:
     if ref.found is not None:
         return
     if ref.scope is None:
-        yield error(
-            ref.where, "unknown-rule", f"[[{ref.use}]] names no special rule: this page is in no module and there are no core rules"
-        )
+        place = "this page" if ref.where.path.endswith(".md") else "this text"
+        yield error(ref.where, "unknown-rule", f"[[{ref.use}]] names no special rule: {place} is in no module and there are no core rules")
         return
     names = [r.name for s in ref.scope.chain() for r in s.unique_rules()]
     message = f"[[{ref.use}]] names no special rule in {scope_names(ref.scope)}"

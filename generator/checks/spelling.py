@@ -16,7 +16,8 @@ from ..catalogue import ListEntry, Project, walk_sections
 from ..loader import read_text
 from ..model import Record, Section, Table
 from ..problems import Location, Problem, warning
-from .base import CheckRun, at, field_values, named_fields
+from ..schema import field_values
+from .base import CheckRun, at, named_fields
 from .dictionary import WordList, english
 
 SMALL_WORDS = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])

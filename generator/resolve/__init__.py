@@ -98,11 +98,11 @@ def resolve(project: Project, content: Mapping[str, str], content_dir: str = "co
     parsed, syntax = _read_directives(content, content_dir)
     site_map = build_site_map(project, dict(content), {p: list(d) for p, d in parsed.items()})
     anchors = _anchors(content, site_map)
-    data = bind_data(project, all_pages)
+    data = bind_data(project, all_pages, anchors)
     scopes = {page: page_scope(project, page) for page in content}
     directives: dict[str, tuple[DirectiveBinding, ...]] = {}
     rules = list(data.rules)
-    links: list[PageLink] = []
+    links: list[PageLink] = list(data.page_links)
     for page, text in sorted(content.items()):
         path = f"{content_dir}/{page}.md"
         directives[page] = tuple(bind_directive(project, page, d, Location(path, d.line, 1)) for d in parsed[page])

@@ -17,13 +17,13 @@ from ..layout import RULE_LINK, Directive
 from ..model import Module
 from ..problems import Location, did_you_mean
 from ..schema import type_hints
+from .links import LINK
 from .refs import DirectiveBinding, PageLink, RuleRef
 
 #: The options each directive takes.
 DIRECTIVE_OPTIONS = {"special-rules": ("kind", "level", "order"), "table": (), "modules": ("status",)}
 #: How `order=` may sort a special-rules directive's rules: by name, or as the data lists them.
 RULE_ORDERS = ("name", "source")
-LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 HEADING_LEVELS = range(2, 7)  # the page's title is its one level-1 heading
 
 

@@ -7,6 +7,7 @@ parts all bind is built once, so that the checker and the site read the same res
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,6 @@ from ..model import (
     Module,
     Record,
     Section,
-    SpecialRule,
-    Table,
     Unit,
     UnitUpgrades,
     UnitWeapons,
@@ -29,7 +28,9 @@ from ..model import (
 )
 from ..points import BuiltProfile, build_model
 from ..problems import Location
-from .refs import CategoryRef, ModelRef, NameRef, PageRef, RuleRef
+from ..schema import markdown_strings
+from .links import data_links, may_link
+from .refs import CategoryRef, ModelRef, NameRef, PageLink, PageRef, RuleRef
 
 
 def at(value: Any, record: Record) -> Location:
@@ -46,6 +47,7 @@ class DataBindings:
     models: list[ModelRef] = field(default_factory=list)
     categories: list[CategoryRef] = field(default_factory=list)
     pages: list[PageRef] = field(default_factory=list)
+    page_links: list[PageLink] = field(default_factory=list)
     built: dict[int, BuiltProfile] = field(default_factory=dict)
 
 
@@ -55,6 +57,7 @@ class Binder:
 
     project: Project
     page_paths: frozenset[str]
+    anchors: Mapping[str, Set[str]] = field(default_factory=dict)
     out: DataBindings = field(default_factory=DataBindings)
 
     # -- rules --
@@ -67,18 +70,26 @@ class Binder:
         parsed = self.project.parse_use(use, scope)
         return RuleRef(use, where, name, scope, page, kind, parsed, self.project.rule(use, scope), named=named)
 
+    def texts(self, root: Record, scope: Scope | None, page: str) -> None:
+        """[[Rule]] links and links to pages in every Markdown field under a record, as the model declares
+        them (`markdown=True`): a field added to the model is read here without a line more."""
+        for owner, _name, text in markdown_strings(root):
+            where = at(text, owner)
+            if "[[" in text:  # most texts have none: found without the regular expression
+                for match in RULE_LINK.finditer(text):
+                    self.out.rules.append(self._text_link(match["use"].strip(), where, scope, page))
+            if may_link(text):
+                self.out.page_links += data_links(text, where, page, self.page_paths, self.anchors)
+
+    def _text_link(self, use: str, where: Location, scope: Scope | None, page: str) -> RuleRef:
+        if scope is None:  # a site-wide text in a project without core rules: no rule to link to
+            return RuleRef(use, where, "text link", None, page, None, self.project.parse_use(use), None, in_content=True)
+        return self._rule_ref(LocStr(use, where), where, scope, "text link", page, None)
+
     def rule_names(self, names: Any, scope: Scope, owner: Record, name: str, page: str) -> None:
         """Rules named as themselves, not used with a value (`Transport`, of the rule Transport X)."""
         for use in names:
             self.out.rules.append(self._rule_ref(use, at(use, owner), scope, name, page, "unit", named=True))
-
-    def markdown(self, text: str | None, scope: Scope, owner: Record, page: str) -> None:
-        """[[Rule]] links in Markdown written in data."""
-        if not text or "[[" not in text:  # most texts have none: found without the regular expression
-            return
-        for match in RULE_LINK.finditer(text):
-            use = LocStr(match["use"].strip(), at(text, owner))
-            self.rule_uses([use], scope, owner, "text link", page)
 
     # -- catalogue names --
 
@@ -107,12 +118,9 @@ class Binder:
     def module(self, module: Module) -> None:
         scope = self.project.module_scope(module.id)
         page = module.pages[0] if module.pages else f"{module.id}/index"
-        self.special_rules(module.special_rules, scope, page)
-        self.markdown(module.summary, scope, module, page)
+        self.texts(module, scope, page)
         for path in module.pages:
             self.out.pages.append(PageRef(path, at(path, module), f"module '{module.id}'", path in self.page_paths, True))
-        for table in module.tables:
-            self.table(table, scope, page)
         for erratum in module.errata:
             self.out.pages.append(PageRef(erratum.page, at(erratum.page, erratum), "erratum", erratum.page in self.page_paths, False))
         if module.army_building:
@@ -133,15 +141,6 @@ class Binder:
             for ratio in size.rule_ratios:
                 self.rule_names((ratio.rule, *ratio.without), scope, ratio, where, page)
 
-    def special_rules(self, rules: tuple[SpecialRule, ...], scope: Scope, page: str) -> None:
-        for rule in rules:
-            self.markdown(rule.text, scope, rule, page)
-
-    def table(self, table: Table, scope: Scope, page: str) -> None:
-        for row in table.rows:
-            for value in row:
-                self.markdown(str(value), scope, table, page)
-
     # -- army lists --
 
     def army_list(self, entry: ListEntry) -> None:
@@ -149,14 +148,11 @@ class Binder:
         scope = self.project.list_scope(entry)
         module = self.project.modules[entry.module]
         page = entry.page
-        self.special_rules(army_list.special_rules, scope, page)
-        self.markdown(army_list.intro, scope, army_list, page)
-        self.markdown(army_list.notice, scope, army_list, page)
+        self.texts(army_list, scope, page)
         for section in walk_sections(army_list.sections):
             self.section(section, scope, module, page)
 
     def section(self, section: Section, scope: Scope, module: Module, page: str) -> None:
-        self.markdown(section.text, scope, section, page)
         if section.unit is not None:
             self.unit(section.unit, scope, module, page)
         if section.weapon_list is not None:
@@ -164,10 +160,7 @@ class Binder:
                 self.weapon(weapon, scope, page)
         if section.upgrade_list is not None:
             for upgrade in section.upgrade_list.upgrades:
-                self.markdown(upgrade.effect, scope, upgrade, page)
                 self.rule_uses(upgrade.grants, scope, upgrade, f"upgrade '{upgrade.name}'", page)
-        if section.table is not None:
-            self.table(section.table, scope, page)
         if section.built_model is not None:
             self.built_model(section.built_model, scope, module, page)
 
@@ -176,23 +169,16 @@ class Binder:
         for mode in weapon.modes:
             self.rule_uses(mode.rules, scope, mode, f"{name} ({mode.name})", page, "weapon")
         self.rule_uses(weapon.rules, scope, weapon, name, page, "weapon")
-        if weapon.footnote is not None:
-            self.markdown(weapon.footnote, scope, weapon, page)
 
     def unit(self, unit: Unit, scope: Scope, module: Module, page: str) -> None:
         where = f"unit '{unit.name}'"
         if unit.category is not None and module.army_building and module.army_building.categories:
             target = next((c for c in module.army_building.categories if c.id == unit.category), None)
             self.out.categories.append(CategoryRef(unit.category, at(unit.category, unit), where, module, target))
-        self.markdown(unit.intro, scope, unit, page)
-        self.markdown(unit.notes, scope, unit, page)
         for model in unit.models:
             self.rule_uses(model.rules, scope, model, f"model '{model.name}'", page, "unit")
-        for ability in unit.abilities:
-            self.markdown(ability.text, scope, ability, page)
         composition = unit.composition
         if composition:
-            self.markdown(composition.text, scope, composition, page)
             if composition.per_unit:
                 self.name("units", composition.per_unit.unit, scope, composition.per_unit, "unit", where)
             for limit in composition.limits:
@@ -204,7 +190,6 @@ class Binder:
 
     def unit_weapons(self, unit: Unit, weapons: UnitWeapons, scope: Scope, page: str) -> None:
         where = f"unit '{unit.name}'"
-        self.markdown(weapons.text, scope, weapons, page)
         for name in weapons.fixed:
             self.name("weapons", name, scope, weapons, "weapon", where)
         for option in weapons.options:
@@ -224,7 +209,6 @@ class Binder:
 
     def unit_upgrades(self, unit: Unit, upgrades: UnitUpgrades, scope: Scope, page: str) -> None:
         where = f"unit '{unit.name}'"
-        self.markdown(upgrades.text, scope, upgrades, page)
         for name in (*upgrades.fixed, *upgrades.option_names):
             self.name("upgrades", name, scope, upgrades, "upgrade", where)
         for offered in upgrades.options:
@@ -238,7 +222,6 @@ class Binder:
         bases = [b for b in self.name("models", model.base, scope, model, "model", where) if isinstance(b, Model)]
         upgrades = [self.name("upgrades", name, scope, model, "upgrade", where) for name in model.upgrades]
         weapons = [self.name("weapons", name, scope, model, "weapon", where) for name in model.weapons]
-        self.markdown(model.text, scope, model, page)
         chosen_upgrades = [u[0] for u in upgrades if u and isinstance(u[0], Upgrade)]
         chosen_weapons = [w[0] for w in weapons if w and isinstance(w[0], Weapon)]
         if not bases or len(chosen_upgrades) != len(model.upgrades) or len(chosen_weapons) != len(model.weapons):
@@ -249,13 +232,18 @@ class Binder:
         self.rule_uses(built.rules, scope, model, where, page)
 
 
-def bind_data(project: Project, page_paths: frozenset[str]) -> DataBindings:
+def bind_data(project: Project, page_paths: frozenset[str], anchors: Mapping[str, Set[str]]) -> DataBindings:
     """Every reference the modules and army lists make, bound in their scopes."""
-    binder = Binder(project, page_paths)
+    binder = Binder(project, page_paths, anchors)
     for module in project.modules.values():
         binder.module(module)
     for entry in project.lists:
         binder.army_list(entry)
+    changes = project.system.landing_pages.changes
+    if changes:  # the site-wide texts show on Recent Changes, read in the core rules' scope
+        core = next((project.module_scope(m.id) for m in project.ordered_modules() if m.core), None)
+        for record in (project.system, *project.releases):
+            binder.texts(record, core, changes)
     return binder.out
 
 

@@ -102,7 +102,8 @@ class DirectiveBinding:
 
 @dataclass(frozen=True)
 class PageLink:
-    """A Markdown link from a content page to a page of the site, with an optional anchor."""
+    """A Markdown link from a content page (or a data text, read from the site's root) to a page of the
+    site, with an optional anchor."""
 
     page: str
     target: str
@@ -112,3 +113,4 @@ class PageLink:
     where: Location
     page_exists: bool
     anchor_exists: bool | None
+    in_data: bool = False

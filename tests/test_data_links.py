@@ -1,0 +1,95 @@
+"""Links written in data Markdown: bound and checked in every Markdown field the model has, and pointed at
+their page from every page that shows the text (real builds).
+
+A data text is shown on several pages, so a link in it is read from the content folder
+(`core/rules.md#scatter`), whichever page it lands on; `[[Rule]]` links are read in the scope of the
+module or army list the text belongs to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+import re
+from pathlib import Path
+
+import pytest
+
+from generator import model
+from generator.pages import load_project
+from generator.schema import is_markdown
+
+from .conftest import MINI, cadence_build, copy_project
+from .payloads import EVERY_FIELD, RawProject, accepting_fields, check_errors, fields_at, string_fields, with_payload
+
+
+def markdown_fields() -> list[str]:
+    """`Record.field` for every string field the model declares Markdown."""
+    found = []
+    for name in sorted(string_fields()):
+        cls_name, field_name = name.split(".")
+        field = next(f for f in dataclasses.fields(getattr(model, cls_name)) if f.name == field_name)
+        if is_markdown(field):
+            found.append(name)
+    return found
+
+
+MARKDOWN_FIELDS = markdown_fields()
+
+
+def test_the_fixture_holds_a_text_in_every_markdown_field() -> None:
+    held = {leaf.field for leaf in RawProject.read(EVERY_FIELD).leaves()}
+    assert len(MARKDOWN_FIELDS) >= 20
+    assert set(MARKDOWN_FIELDS) <= held, sorted(set(MARKDOWN_FIELDS) - held)
+
+
+@pytest.mark.parametrize("field", MARKDOWN_FIELDS)
+def test_a_broken_link_and_an_unknown_rule_are_reported_in_every_markdown_field(field: str, tmp_path: Path) -> None:
+    project = with_payload(RawProject.read(EVERY_FIELD), {field}, "[[No Such Rule]] and [a page](nowhere/page.md).")
+    errors = check_errors(project, tmp_path / "project")
+    codes = {p.code for p in errors}
+    assert {"unknown-rule", "broken-link"} <= codes, [str(p) for p in errors]
+    assert fields_at(tmp_path / "project", errors) >= {field}, [str(p) for p in errors]
+    messages = [str(p) for p in errors if p.code == "broken-link"]
+    assert all("link to 'nowhere/page.md', which is no page of this site" in m for m in messages), messages
+
+
+_ANCHOR = re.compile(r'<a href="([^"]*)"[^>]*>Scatter table</a>')
+
+
+def test_a_link_in_every_markdown_field_leads_to_its_page_from_every_page(tmp_path: Path) -> None:
+    """Every Markdown field links `core/rules.md#scatter`; on every built page that shows one, the link
+    leads to core/rules.html#scatter, from the root and from pages two folders down alike."""
+    payload = "See the [Scatter table](core/rules.md#scatter)."
+    accepted, refused = accepting_fields(payload, tmp_path / "scratch")
+    assert refused & set(MARKDOWN_FIELDS) == {"Table.rows"}  # the fixture's table rolls dice: its first column is a roll
+    project = with_payload(RawProject.read(EVERY_FIELD), accepted & set(MARKDOWN_FIELDS), payload)
+    root = project.write(tmp_path / "project")
+    site = tmp_path / "site"
+    result = cadence_build(root, site, "mkdocs")
+    assert result.returncode == 0, result.stdout + result.stderr
+    pages: dict[str, list[str]] = {}
+    for html in sorted(site.rglob("*.html")):
+        page = html.relative_to(site).as_posix()
+        hrefs = _ANCHOR.findall(html.read_text(encoding="utf-8"))
+        if hrefs:
+            pages[page] = hrefs
+    for page, hrefs in pages.items():
+        for href in hrefs:
+            path, _, anchor = href.partition("#")
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else page
+            assert (target, anchor) == ("core/rules.html", "scatter"), (page, href)
+    depths = {page.count("/") for page in pages}
+    assert {0, 1, 2} <= depths, sorted(pages)
+    assert len(pages) >= 6, sorted(pages)
+
+
+def test_a_page_linked_only_from_data_is_not_unlisted(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    (project / "content/core/extra.md").write_text("# Extra\n\nSome notes.\n", encoding="utf-8")
+    unlisted = [str(p) for p in load_project(project).problems if p.code == "unlisted-page"]
+    assert unlisted and unlisted[0].startswith("content/core/extra.md:1:1: warning[unlisted-page]")
+    module = project / "data/skirmish/module.yaml"
+    text = module.read_text(encoding="utf-8").replace("summary: A small test game.", "summary: 'A small test game; [more](core/extra.md).'")
+    module.write_text(text, encoding="utf-8")
+    assert [str(p) for p in load_project(project).problems] == []
