@@ -487,9 +487,10 @@ def resolved(path: Path) -> Path | None:
 
 
 def project_files(
-    root: Path, folder: str, suffixes: tuple[str, ...], *, allow_outside_links: bool = False
+    root: Path, folder: str, suffixes: tuple[str, ...], *, allow_outside_links: bool = False, others: list[Path] | None = None
 ) -> tuple[list[Path], list[Problem]]:
-    """The files with one of `suffixes` under `root/folder`, sorted, walked without trusting the tree.
+    """The files with one of `suffixes` under `root/folder`, sorted, walked without trusting the tree;
+    `others` collects the other regular files met on the way (what MkDocs would copy as they are).
 
     Each entry is examined with `lstat`: FIFOs, sockets and devices are refused, whatever their
     name (never opened); a
@@ -533,6 +534,8 @@ def project_files(
             elif stat.S_ISREG(info.st_mode):
                 if wanted:
                     yield path
+                elif others is not None:
+                    others.append(path)
             else:  # whatever its name: MkDocs copies every file of the content folder, and would block on it
                 problems.append(_not_regular(Location(rel(path), 1, 1), info.st_mode))
 

@@ -47,14 +47,20 @@ class Loaded:
         return [p for p in self.problems if p.severity.value == "error"]
 
 
-def read_content(root: Path, content_dir: str, *, allow_outside_links: bool = False) -> tuple[dict[str, str], list[Problem]]:
-    """Hand-written Markdown pages by site path (`core-rules/basic-rules`)."""
+def read_content(
+    root: Path, content_dir: str, *, allow_outside_links: bool = False, files: set[str] | None = None
+) -> tuple[dict[str, str], list[Problem]]:
+    """Hand-written Markdown pages by site path (`core-rules/basic-rules`); `files` collects the content
+    folder's other files, by path in it (`core/map.png`), for the links that lead to them."""
     base = root / content_dir
     pages: dict[str, str] = {}
     if not base.is_dir():
         hint = "create it, or name the project's content folder as docs_dir in mkdocs.yml"
         return pages, [error(Location(content_dir, 0, 0), "missing", f"content folder '{content_dir}' does not exist", hint)]
-    paths, problems = project_files(root, content_dir, (".md",), allow_outside_links=allow_outside_links)
+    others: list[Path] = []
+    paths, problems = project_files(root, content_dir, (".md",), allow_outside_links=allow_outside_links, others=others)
+    if files is not None:
+        files.update(path.relative_to(base).as_posix() for path in others)
     for path in paths:
         rel = path.relative_to(root).as_posix()
         text, found = read_text(path, rel)
@@ -87,7 +93,8 @@ def load_project(
     problems: list[Problem] = []
     # each file's record is built as the file is read, so one file's raw values are held at a time
     records = collect_records(built_documents(root, data_dir, problems, allow_outside_links=allow_outside_links), data_dir)
-    content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links)
+    files: set[str] = set()
+    content, content_problems = read_content(root, content_dir, allow_outside_links=allow_outside_links, files=files)
     problems.extend(content_problems)
     project, found = link_records(records, data_dir, unread={p.location.path for p in problems})
     problems.extend(found)
@@ -95,7 +102,7 @@ def load_project(
     # Cross-references are checked only on data that read cleanly: a file that failed to parse or
     # to match the schema would otherwise echo as a cascade of "does not exist" errors elsewhere.
     if project is not None and not any(p.severity.value == "error" for p in problems):
-        resolved = resolve(project, content, content_dir)
+        resolved = resolve(project, content, content_dir, frozenset(files))
         words, unread = read_words(root / data_dir / "words.txt", f"{data_dir}/words.txt")
         problems.extend(unread)
         problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked, digests))

@@ -55,16 +55,20 @@ def test_a_broken_link_and_an_unknown_rule_are_reported_in_every_markdown_field(
 
 
 _ANCHOR = re.compile(r'<a href="([^"]*)"[^>]*>Scatter table</a>')
+_IMAGE = re.compile(r'<img alt="A diagram" src="([^"]*)"')
 
 
 def test_a_link_in_every_markdown_field_leads_to_its_page_from_every_page(tmp_path: Path) -> None:
-    """Every Markdown field links `core/rules.md#scatter`; on every built page that shows one, the link
-    leads to core/rules.html#scatter, from the root and from pages two folders down alike."""
+    """Every Markdown field links `core/rules.md#scatter` and shows `core/diagram.png`; on every built page that
+    shows one, the link leads to core/rules.html#scatter and the image is that file, from the root and from
+    pages two folders down alike."""
     payload = "See the [Scatter table](core/rules.md#scatter)."
     accepted, refused = accepting_fields(payload, tmp_path / "scratch")
     assert refused & set(MARKDOWN_FIELDS) == {"Table.rows"}  # the fixture's table rolls dice: its first column is a roll
+    payload += " ![A diagram](core/diagram.png)"  # a file of the content folder, written below
     project = with_payload(RawProject.read(EVERY_FIELD), accepted & set(MARKDOWN_FIELDS), payload)
     root = project.write(tmp_path / "project")
+    (root / "content/core/diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     site = tmp_path / "site"
     result = cadence_build(root, site, "mkdocs")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -79,6 +83,9 @@ def test_a_link_in_every_markdown_field_leads_to_its_page_from_every_page(tmp_pa
             path, _, anchor = href.partition("#")
             target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else page
             assert (target, anchor) == ("core/rules.html", "scatter"), (page, href)
+        sources = _IMAGE.findall((site / page).read_text(encoding="utf-8"))
+        assert sources, page
+        assert {posixpath.normpath(posixpath.join(posixpath.dirname(page), src)) for src in sources} == {"core/diagram.png"}, page
     depths = {page.count("/") for page in pages}
     assert {0, 1, 2} <= depths, sorted(pages)
     assert len(pages) >= 6, sorted(pages)

@@ -54,7 +54,10 @@ _FROM_ROOT = "links in data are read from the content folder ('core/rules.md#cov
 def check_page_links(run: CheckRun) -> Iterator[Problem]:
     """Links between pages must reach a page that exists and, where we can know it, an anchor on it."""
     for link in run.resolved.page_links:
-        if not link.page_exists:
+        if link.to_file and not link.page_exists:
+            message = f"link to '{link.path}': there is no {run.content_dir}/{link.dest}"
+            yield error(link.where, "broken-link", message, _FROM_ROOT if link.in_data else "")
+        elif not link.page_exists:
             hint = did_you_mean(link.dest, run.resolved.page_paths)
             if link.in_data:
                 hint = f"{hint} {_FROM_ROOT[0].upper()}{_FROM_ROOT[1:]}." if hint else _FROM_ROOT

@@ -91,14 +91,16 @@ class Resolved:
         return usage
 
 
-def resolve(project: Project, content: Mapping[str, str], content_dir: str = "content") -> Resolved:
-    """Bind every reference of a project and its content pages, and plan every page, once."""
+def resolve(project: Project, content: Mapping[str, str], content_dir: str = "content", files: frozenset[str] = frozenset()) -> Resolved:
+    """Bind every reference of a project and its content pages, and plan every page, once. `files`: the content
+    folder's files other than pages (`core/map.png`), which links may lead to."""
     generated = generated_paths(project)
     all_pages = frozenset([*content, *generated])
     parsed, syntax = _read_directives(content, content_dir)
     site_map = build_site_map(project, dict(content), {p: list(d) for p, d in parsed.items()})
     anchors = _anchors(content, site_map)
-    data = bind_data(project, all_pages, anchors)
+    site = (all_pages, files, anchors)
+    data = bind_data(project, site)
     scopes = {page: page_scope(project, page) for page in content}
     directives: dict[str, tuple[DirectiveBinding, ...]] = {}
     rules = list(data.rules)
@@ -108,7 +110,7 @@ def resolve(project: Project, content: Mapping[str, str], content_dir: str = "co
         directives[page] = tuple(bind_directive(project, page, d, Location(path, d.line, 1)) for d in parsed[page])
         scope_key = scopes[page]
         rules += content_links(project, page, text, project.scopes[scope_key] if scope_key else None, path)
-        links += page_links(page, text, path, all_pages, anchors)
+        links += page_links(page, text, path, site)
     return Resolved(
         project=project,
         content=content,

@@ -17,7 +17,7 @@ from ..layout import RULE_LINK, Directive
 from ..model import Module
 from ..problems import Location, did_you_mean
 from ..schema import type_hints
-from .links import LINK
+from .links import LINK, Site, bind_link
 from .refs import DirectiveBinding, PageLink, RuleRef
 
 #: The options each directive takes.
@@ -137,16 +137,14 @@ def _modules(page: str, directive: Directive, where: Location) -> DirectiveBindi
 # --- links between pages ---------------------------------------------------------------------------
 
 
-def page_links(page: str, text: str, path: str, pages: frozenset[str], anchors: dict[str, set[str]]) -> Iterator[PageLink]:
-    """Relative links to Markdown pages of the site, each with whether its page and anchor exist."""
+def page_links(page: str, text: str, path: str, site: Site) -> Iterator[PageLink]:
+    """Relative links to pages and files of the site, each with whether its page (or file) and anchor exist."""
     for match in LINK.finditer(text):
         target = match["target"]
         if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("//"):
             continue
         link_path, _, anchor = target.partition("#")
-        if link_path and not link_path.endswith(".md"):
-            continue
-        dest = posixpath.normpath(posixpath.join(posixpath.dirname(page), link_path)).removesuffix(".md") if link_path else page
-        exists = dest in pages
-        anchor_ok = (anchor in anchors[dest]) if anchor and exists and dest in anchors else None
-        yield PageLink(page, target, link_path, dest, anchor, Location(path, *position(text, match.start())), exists, anchor_ok)
+        dest = posixpath.normpath(posixpath.join(posixpath.dirname(page), link_path)) if link_path else ""
+        link = bind_link(page, target, dest, anchor, Location(path, *position(text, match.start())), site, in_data=False)
+        if link is not None:
+            yield link

@@ -7,7 +7,6 @@ parts all bind is built once, so that the checker and the site read the same res
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +28,7 @@ from ..model import (
 from ..points import BuiltProfile, build_model
 from ..problems import Location
 from ..schema import markdown_strings
-from .links import data_links, may_link
+from .links import Site, data_links, may_link
 from .refs import CategoryRef, ModelRef, NameRef, PageLink, PageRef, RuleRef
 
 
@@ -56,8 +55,7 @@ class Binder:
     """Walks the data of one project, binding names in the scope of the module or list they are in."""
 
     project: Project
-    page_paths: frozenset[str]
-    anchors: Mapping[str, Set[str]] = field(default_factory=dict)
+    site: Site
     out: DataBindings = field(default_factory=DataBindings)
 
     # -- rules --
@@ -79,7 +77,7 @@ class Binder:
                 for match in RULE_LINK.finditer(text):
                     self.out.rules.append(self._text_link(match["use"].strip(), where, scope, page))
             if may_link(text):
-                self.out.page_links += data_links(text, where, page, self.page_paths, self.anchors)
+                self.out.page_links += data_links(text, where, page, self.site)
 
     def _text_link(self, use: str, where: Location, scope: Scope | None, page: str) -> RuleRef:
         if scope is None:  # a site-wide text in a project without core rules: no rule to link to
@@ -120,9 +118,9 @@ class Binder:
         page = module.pages[0] if module.pages else f"{module.id}/index"
         self.texts(module, scope, page)
         for path in module.pages:
-            self.out.pages.append(PageRef(path, at(path, module), f"module '{module.id}'", path in self.page_paths, True))
+            self.out.pages.append(PageRef(path, at(path, module), f"module '{module.id}'", path in self.site[0], True))
         for erratum in module.errata:
-            self.out.pages.append(PageRef(erratum.page, at(erratum.page, erratum), "erratum", erratum.page in self.page_paths, False))
+            self.out.pages.append(PageRef(erratum.page, at(erratum.page, erratum), "erratum", erratum.page in self.site[0], False))
         if module.army_building:
             self.game_sizes(module, scope, page)
             ids = {c.id: c for c in module.army_building.categories}
@@ -232,9 +230,9 @@ class Binder:
         self.rule_uses(built.rules, scope, model, where, page)
 
 
-def bind_data(project: Project, page_paths: frozenset[str], anchors: Mapping[str, Set[str]]) -> DataBindings:
-    """Every reference the modules and army lists make, bound in their scopes."""
-    binder = Binder(project, page_paths, anchors)
+def bind_data(project: Project, site: Site) -> DataBindings:
+    """Every reference the modules and army lists make, bound in their scopes; `site`: what links may lead to."""
+    binder = Binder(project, site)
     for module in project.modules.values():
         binder.module(module)
     for entry in project.lists:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator, Mapping, Set
+from urllib.parse import unquote
 
 from ..problems import Location
 from .refs import PageLink
@@ -37,16 +38,39 @@ def site_relative(target: str) -> tuple[str, str] | None:
     return posixpath.normpath(path.lstrip("/")), anchor
 
 
-def data_links(text: str, where: Location, page: str, pages: Set[str], anchors: Mapping[str, Set[str]]) -> Iterator[PageLink]:
-    """The links to Markdown pages in one data text (at `where`, shown first on `page`), each with whether
-    its page and anchor exist."""
+def is_file_link(path: str) -> bool:
+    """Whether a link's path names a file other than a page (`core/map.png`): one MkDocs looks for among the
+    content folder's files, and refuses in a strict build when it is not there."""
+    name = posixpath.basename(path)
+    return "." in name.strip(".") and not name.endswith(".md")
+
+
+#: What a link is checked against: the site's page paths, the content folder's other files, each page's anchors.
+Site = tuple[Set[str], Set[str], Mapping[str, Set[str]]]
+
+
+def bind_link(page: str, target: str, dest: str, anchor: str, where: Location, site: Site, in_data: bool) -> PageLink | None:
+    """One link, its path already read from the site's root (`dest`, '' for an anchor alone): to a page, with
+    whether it and its anchor exist, or to a file of the content folder, with whether it exists; None for
+    anything else (a folder, a path without a suffix)."""
+    pages, files, anchors = site
+    written = target.partition("#")[0]
+    if is_file_link(dest):
+        return PageLink(page, target, written, dest, "", where, unquote(dest) in files, None, in_data=in_data, to_file=True)
+    if dest and not dest.endswith(".md"):
+        return None
+    dest = dest.removesuffix(".md") if dest else page
+    exists = dest in pages
+    anchor_ok = (anchor in anchors[dest]) if anchor and exists and dest in anchors else None
+    return PageLink(page, target, written, dest, anchor, where, exists, anchor_ok, in_data=in_data)
+
+
+def data_links(text: str, where: Location, page: str, site: Site) -> Iterator[PageLink]:
+    """The links to pages and files in one data text (at `where`, shown first on `page`)."""
     for pattern in (LINK, REFERENCE):
         for match in pattern.finditer(text):
             found = site_relative(match["target"])
-            if found is None or not found[0].endswith(".md"):
-                continue
-            path, anchor = found
-            dest = path.removesuffix(".md")
-            exists = dest in pages
-            anchor_ok = (anchor in anchors[dest]) if anchor and exists and dest in anchors else None
-            yield PageLink(page, match["target"], path, dest, anchor, where, exists, anchor_ok, in_data=True)
+            if found is not None and found[0] not in ("", "."):
+                link = bind_link(page, match["target"], found[0], found[1], where, site, in_data=True)
+                if link is not None:
+                    yield link

@@ -114,3 +114,4 @@ class PageLink:
     page_exists: bool
     anchor_exists: bool | None
     in_data: bool = False
+    to_file: bool = False  # a link to a file of the content folder (`core/map.png`): `page_exists` is whether it exists
