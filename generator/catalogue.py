@@ -152,6 +152,12 @@ class Project:
     def core_modules(self) -> list[Module]:
         return [m for m in self.modules.values() if m.core]
 
+    @property
+    def core_scope(self) -> Scope | None:
+        """The scope of the site's own texts (content pages of no module, the system file, releases): the
+        first core module's; None in a project without core rules."""
+        return next((self.scopes[m.id] for m in self.core_modules), None)
+
     def ordered_modules(self) -> list[Module]:
         """Core rules first, then the others by title: the order of navigation and landing pages."""
         return sorted(self.modules.values(), key=lambda m: (not m.core, m.title.lower()))

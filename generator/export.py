@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from .catalogue import ListEntry, Project, Scope, walk_sections
+from .layout import relative_file
 from .model import (
     BuiltModel,
     Composition,
@@ -498,13 +499,6 @@ def builder_paths(project: Project) -> dict[str, str]:
     return {builder_page(m.id): project.module_files[m.id] for m in project.modules.values() if buildable_lists(project, m)}
 
 
-def _relative(page: str, target: str) -> str:
-    """A URL from a page (site path without .html) to a site file; pages are not directory URLs."""
-    import posixpath
-
-    return posixpath.relpath(target, posixpath.dirname(page) or ".")
-
-
 class PageCache(Protocol):
     """What the builder asks of `incremental.PageCache` (a later stage: not imported here)."""
 
@@ -569,9 +563,9 @@ def _builder_page(project: Project, renderer: Any, module: Module, lists: list[L
         project.scopes[module.id],
         module=module,
         lists=lists,
-        data_src=html.escape(_relative(page, data_path), quote=True),
-        script=html.escape(_relative(page, BUILDER_SCRIPT), quote=True),
-        stylesheet=html.escape(_relative(page, BUILDER_STYLESHEET), quote=True),
+        data_src=html.escape(relative_file(page, data_path), quote=True),
+        script=html.escape(relative_file(page, BUILDER_SCRIPT), quote=True),
+        stylesheet=html.escape(relative_file(page, BUILDER_STYLESHEET), quote=True),
         ui=html.escape(json.dumps(builder_words(project, module), ensure_ascii=False), quote=True),
     )
     return text

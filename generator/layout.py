@@ -342,13 +342,19 @@ def relative_link(from_page: str, to_page: str, anchor: str | None = None) -> st
     fragment = f"#{anchor}" if anchor else ""
     if from_page == to_page:
         return fragment or "#"
-    return f"{_relative_path(to_page, posixpath.dirname(from_page))}{fragment}"
+    return f"{_relative_path(f'{to_page}.md', posixpath.dirname(from_page))}{fragment}"
+
+
+def relative_file(from_page: str, path: str) -> str:
+    """A URL from a page (site path without .html) to a file of the site (`core/map.png`); pages are not
+    directory URLs."""
+    return _relative_path(path, posixpath.dirname(from_page))
 
 
 @lru_cache(maxsize=65536)
-def _relative_path(to_page: str, from_folder: str) -> str:
+def _relative_path(path: str, from_folder: str) -> str:
     """Cached: a site links between the same few folders thousands of times, and `relpath` is slow."""
-    return posixpath.relpath(f"{to_page}.md", from_folder or ".")
+    return posixpath.relpath(path, from_folder or ".")
 
 
 __all__ = ["ListEntry"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import json
-import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -32,6 +31,7 @@ from .layout import (
     PagePlan,
     find_directives,
     module_terms,
+    relative_file,
     relative_link,
     unit_heading,
 )
@@ -166,11 +166,10 @@ class Renderer:
     def changes_page(self, page: str) -> str:
         releases = sorted(self.project.releases, key=lambda r: (r.date, r.name), reverse=True)
         titles = {m.id: m.title for m in self.project.modules.values()}
-        core = next((self.project.scopes[m.id] for m in self.project.ordered_modules() if m.core), None)
         return self._render(
             "changes.md.j2",
             page,
-            core,  # the site-wide texts' [[links]] read the core rules, as the resolve stage bound them
+            self.project.core_scope,  # the site-wide texts' [[links]] read the core rules, as the resolve stage bound them
             system=self.project.system,
             modules=self.project.ordered_modules(),
             releases=releases,
@@ -249,7 +248,7 @@ class Renderer:
             if path.endswith(".md"):
                 target = relative_link(self.page, path.removesuffix(".md"), anchor or None)
             else:
-                target = posixpath.relpath(path, posixpath.dirname(self.page) or ".") + (f"#{anchor}" if anchor else "")
+                target = relative_file(self.page, path) + (f"#{anchor}" if anchor else "")
             start, end = match.span("target")
             return f"{match[0][: start - match.start()]}{target}{match[0][end - match.start() :]}"
 

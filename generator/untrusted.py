@@ -27,5 +27,8 @@ def url_allowed(url: str) -> bool:
     return scheme is None or scheme.group(1).lower() in URL_SCHEMES
 
 
+#: A reference definition, `[id]: target`, at the start of a line; group 1 (`target`) is its URL.
+REFERENCE_DEFINITION = r"^[ ]{0,3}\[[^\]\n]+\]:\s*<?(?P<target>[^\s>]+)"
+
 #: attr_list's own syntax, `{: #id .class key=value }`, anywhere in a line; group 1 is what is inside the braces.
 ATTR_LIST = r"\{:?[ ]*([^\}\n ][^\}\n]*)[ ]*\}"

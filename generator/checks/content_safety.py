@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..problems import Location, Problem, error, shortened
 from ..resolve.content import position
-from ..untrusted import ATTR_LIST, URL_SCHEMES, url_allowed
+from ..untrusted import ATTR_LIST, REFERENCE_DEFINITION, URL_SCHEMES, url_allowed
 from .base import CheckRun
 from .front_matter import FRONT_MATTER
 from .svg_safety import check_svg
@@ -73,7 +73,7 @@ _TAG_REST = re.compile(r"""(?:"[^"]*"|'[^']*'|[^'">])*>?""")
 #: parser below would read otherwise than a browser.
 _HANDLER = re.compile(r"""(?:^|[\s/"'])(on[a-z]+|style|formaction|srcdoc)\s*=""", re.IGNORECASE)
 _INLINE_LINK = re.compile(r"\]\(\s*<?([^\s)>]*)")
-_REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)", re.MULTILINE)
+_REFERENCE = re.compile(REFERENCE_DEFINITION, re.MULTILINE)
 _ATTR_LIST = re.compile(ATTR_LIST)
 #: An attribute list's key=value pairs.
 _ATTR_PAIR = re.compile(r"""([^\s=#.][^\s=]*)=("[^"]*"|'[^']*'|\S*)""")

@@ -55,7 +55,7 @@ def check_rule_definitions(run: CheckRun) -> Iterator[Problem]:
 def check_rule_uses(run: CheckRun) -> Iterator[Problem]:
     """Each use names a rule in scope, with a value exactly when the rule takes one, in the value's form."""
     for ref in run.resolved.rules:
-        if ref.in_content:
+        if ref.in_content or ref.scope is None:
             yield from _content_link(ref)
         elif ref.found is None:
             yield _unknown(ref)
@@ -64,7 +64,7 @@ def check_rule_uses(run: CheckRun) -> Iterator[Problem]:
 
 
 def _unknown(ref: RuleRef) -> Problem:
-    assert ref.scope is not None  # data is always read in a scope
+    assert ref.scope is not None  # a use read in no scope is `_content_link`'s
     names = [n for s in ref.scope.chain() for r in s.unique_rules() for n in (r.name, *r.aliases)]
     verb = "names" if ref.named else "uses"
     message = f"{ref.owner} {verb} special rule '{ref.use}', which is not defined in {scope_names(ref.scope)}"
@@ -75,7 +75,7 @@ def _content_link(ref: RuleRef) -> Iterator[Problem]:
     if ref.found is not None:
         return
     if ref.scope is None:
-        place = "this page" if ref.where.path.endswith(".md") else "this text"
+        place = "this page" if ref.in_content else "this text"
         yield error(ref.where, "unknown-rule", f"[[{ref.use}]] names no special rule: {place} is in no module and there are no core rules")
         return
     names = [r.name for s in ref.scope.chain() for r in s.unique_rules()]

@@ -19,6 +19,7 @@ from ..points import BuiltProfile
 from ..problems import Location, Problem
 from .content import bind_directive, content_links, page_links, page_scope
 from .data import bind_data
+from .links import Site
 from .refs import CategoryRef, DirectiveBinding, ModelRef, NameRef, PageLink, PageRef, RuleRef
 
 #: Where each rule is used: (scope key, rule slug) → (page, place) pairs.
@@ -99,7 +100,7 @@ def resolve(project: Project, content: Mapping[str, str], content_dir: str = "co
     parsed, syntax = _read_directives(content, content_dir)
     site_map = build_site_map(project, dict(content), {p: list(d) for p, d in parsed.items()})
     anchors = _anchors(content, site_map)
-    site = (all_pages, files, anchors)
+    site = Site(all_pages, files, anchors)
     data = bind_data(project, site)
     scopes = {page: page_scope(project, page) for page in content}
     directives: dict[str, tuple[DirectiveBinding, ...]] = {}

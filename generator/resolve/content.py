@@ -7,7 +7,6 @@ binding, so an option the checker accepts is one the renderer can use, and the o
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import get_args
@@ -17,7 +16,7 @@ from ..layout import RULE_LINK, Directive
 from ..model import Module
 from ..problems import Location, did_you_mean
 from ..schema import type_hints
-from .links import LINK, Site, bind_link
+from .links import LINK, Site, bind_link, elsewhere
 from .refs import DirectiveBinding, PageLink, RuleRef
 
 #: The options each directive takes.
@@ -39,7 +38,7 @@ def page_scope(project: Project, page: str) -> str | None:
     folder = PurePosixPath(page).parts[0]
     if folder in project.modules:
         return folder
-    return next((m.id for m in project.modules.values() if m.core), None)
+    return project.core_scope.key if project.core_scope else None
 
 
 def position(text: str, offset: int) -> tuple[int, int]:
@@ -141,7 +140,7 @@ def page_links(page: str, text: str, path: str, site: Site) -> Iterator[PageLink
     """Relative links to pages and files of the site, each with whether its page (or file) and anchor exist."""
     for match in LINK.finditer(text):
         target = match["target"]
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("//"):
+        if elsewhere(target):
             continue
         link_path, _, anchor = target.partition("#")
         dest = posixpath.normpath(posixpath.join(posixpath.dirname(page), link_path)) if link_path else ""

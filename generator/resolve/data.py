@@ -81,7 +81,7 @@ class Binder:
 
     def _text_link(self, use: str, where: Location, scope: Scope | None, page: str) -> RuleRef:
         if scope is None:  # a site-wide text in a project without core rules: no rule to link to
-            return RuleRef(use, where, "text link", None, page, None, self.project.parse_use(use), None, in_content=True)
+            return RuleRef(use, where, "text link", None, page, None, self.project.parse_use(use), None)
         return self._rule_ref(LocStr(use, where), where, scope, "text link", page, None)
 
     def rule_names(self, names: Any, scope: Scope, owner: Record, name: str, page: str) -> None:
@@ -118,9 +118,9 @@ class Binder:
         page = module.pages[0] if module.pages else f"{module.id}/index"
         self.texts(module, scope, page)
         for path in module.pages:
-            self.out.pages.append(PageRef(path, at(path, module), f"module '{module.id}'", path in self.site[0], True))
+            self.out.pages.append(PageRef(path, at(path, module), f"module '{module.id}'", path in self.site.pages, True))
         for erratum in module.errata:
-            self.out.pages.append(PageRef(erratum.page, at(erratum.page, erratum), "erratum", erratum.page in self.site[0], False))
+            self.out.pages.append(PageRef(erratum.page, at(erratum.page, erratum), "erratum", erratum.page in self.site.pages, False))
         if module.army_building:
             self.game_sizes(module, scope, page)
             ids = {c.id: c for c in module.army_building.categories}
@@ -239,9 +239,8 @@ def bind_data(project: Project, site: Site) -> DataBindings:
         binder.army_list(entry)
     changes = project.system.landing_pages.changes
     if changes:  # the site-wide texts show on Recent Changes, read in the core rules' scope
-        core = next((project.module_scope(m.id) for m in project.ordered_modules() if m.core), None)
         for record in (project.system, *project.releases):
-            binder.texts(record, core, changes)
+            binder.texts(record, project.core_scope, changes)
     return binder.out
 
 

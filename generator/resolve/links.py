@@ -12,16 +12,26 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator, Mapping, Set
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from ..problems import Location
+from ..untrusted import REFERENCE_DEFINITION
 from .refs import PageLink
 
 #: An inline link or image: `](target)` or `](target "title")`.
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
-#: A reference definition: `[id]: target`, at the start of a line.
-REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?(?P<target>[^\s>]+)", re.MULTILINE)
+REFERENCE = re.compile(REFERENCE_DEFINITION, re.MULTILINE)
 _SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+class Site(NamedTuple):
+    """What a link is checked against."""
+
+    pages: Set[str]
+    #: The content folder's files other than pages, by path in it (`core/map.png`).
+    files: Set[str]
+    anchors: Mapping[str, Set[str]]
 
 
 def may_link(text: str) -> bool:
@@ -29,10 +39,15 @@ def may_link(text: str) -> bool:
     return "](" in text or "]:" in text
 
 
+def elsewhere(target: str) -> bool:
+    """Whether a link leaves the site: a URL with a scheme, or one to another host (`//host`)."""
+    return _SCHEME.match(target) is not None or target.startswith("//")
+
+
 def site_relative(target: str) -> tuple[str, str] | None:
-    """(path from the site's root, anchor) of a link target written in data; None for a URL with a scheme,
-    one to another host (`//host`) or an anchor alone, which mean the same on every page."""
-    if _SCHEME.match(target) or target.startswith(("//", "#")):
+    """(path from the site's root, anchor) of a link target written in data; None for a link elsewhere or an
+    anchor alone, which mean the same on every page."""
+    if elsewhere(target) or target.startswith("#"):
         return None
     path, _, anchor = target.partition("#")
     return posixpath.normpath(path.lstrip("/")), anchor
@@ -45,23 +60,18 @@ def is_file_link(path: str) -> bool:
     return "." in name.strip(".") and not name.endswith(".md")
 
 
-#: What a link is checked against: the site's page paths, the content folder's other files, each page's anchors.
-Site = tuple[Set[str], Set[str], Mapping[str, Set[str]]]
-
-
 def bind_link(page: str, target: str, dest: str, anchor: str, where: Location, site: Site, in_data: bool) -> PageLink | None:
     """One link, its path already read from the site's root (`dest`, '' for an anchor alone): to a page, with
     whether it and its anchor exist, or to a file of the content folder, with whether it exists; None for
     anything else (a folder, a path without a suffix)."""
-    pages, files, anchors = site
     written = target.partition("#")[0]
     if is_file_link(dest):
-        return PageLink(page, target, written, dest, "", where, unquote(dest) in files, None, in_data=in_data, to_file=True)
+        return PageLink(page, target, written, dest, "", where, unquote(dest) in site.files, None, in_data=in_data, to_file=True)
     if dest and not dest.endswith(".md"):
         return None
     dest = dest.removesuffix(".md") if dest else page
-    exists = dest in pages
-    anchor_ok = (anchor in anchors[dest]) if anchor and exists and dest in anchors else None
+    exists = dest in site.pages
+    anchor_ok = (anchor in site.anchors[dest]) if anchor and exists and dest in site.anchors else None
     return PageLink(page, target, written, dest, anchor, where, exists, anchor_ok, in_data=in_data)
 
 
