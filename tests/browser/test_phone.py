@@ -417,6 +417,23 @@ def test_the_current_game_is_in_view_in_the_switcher_whichever_game_it_is(site: 
     expect(games).to_have_class(re.compile(r"\brules-more-right\b"))
     expect(games).not_to_have_class(re.compile(r"\brules-more-left\b"))  # the first game: nothing before it
     assert games.evaluate("(g) => getComputedStyle(g, '::after').content") != "none"
+    # A fade takes no room: were it to move the games, the scroll that shows it would no longer be at the end,
+    # and the bar would be stuck faded on both sides (it was, in about half the runs, with the flex gap counted).
+    widths = games.evaluate(
+        """(g) => {
+            const width = () => g.scrollWidth;
+            const both = ["rules-more-left", "rules-more-right"], before = [...g.classList];
+            const seen = [width()];
+            for (const fade of [[], ["rules-more-left"], ["rules-more-right"], both]) {
+                g.classList.remove(...both);
+                g.classList.add(...fade);
+                seen.push(width());
+            }
+            g.className = before.join(" ");
+            return seen;
+        }"""
+    )
+    assert len(set(widths)) == 1, f"the fades move the games: scroll widths {widths}"
     games.evaluate("(g) => { g.scrollLeft = g.scrollWidth; }")
     expect(games).not_to_have_class(re.compile(r"\brules-more-right\b"))
     assert problems.all() == [], "\n".join(problems.all())
