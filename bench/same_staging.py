@@ -38,8 +38,10 @@ def extract(revision: str, into: Path) -> Path:
 
 def stage(code: Path, root: Path, target: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(code), CADENCE_NO_CACHE="1")
-    command = [sys.executable, "-m", "generator.staging", ".", str(target), "--search-entries", str(target / "search-entries.json")]
-    subprocess.run(command, cwd=root, env=env, check=True, capture_output=True)
+    # run from the scratch folder: `python -m` puts its working folder first on the path, which in the
+    # repository would be the working tree's generator/ whatever PYTHONPATH says
+    command = [sys.executable, "-m", "generator.staging", str(root), str(target), "--search-entries", str(target / "search-entries.json")]
+    subprocess.run(command, cwd=target.parent, env=env, check=True, capture_output=True)
 
 
 def differences(left: Path, right: Path) -> list[str]:
