@@ -269,6 +269,10 @@ class Labels(Record):
     share_at_least: str = label("share_at_least", "A least share; '{percent}' goes in.", "mindestens {percent} %")
     share_at_most: str = label("share_at_most", "A greatest share; '{percent}' goes in.", "höchstens {percent} %")
     any_number: str = label("any_number", "An open upper limit of units.", "beliebig")
+    reinforcements_points: str = label(
+        "reinforcements_points", "A module's reinforcements; '{points}' and '{currency}' go in.", "bis zu {points} {currency}"
+    )
+    reinforcements_from: str = label("reinforcements_from", "The round reinforcements arrive from; '{round}' goes in.", "ab Runde {round}")
     game_size: str = label("game_size", "Header of the game size column.", "Spielgröße")
     points: str = label("points", "Header of a game size's points, for a module without a currency.", "Punkte")
     points_unit: str = label(
@@ -490,7 +494,7 @@ class System(Record):
 
     id: str = field(metadata=doc("The system's slug.", slug=True))
     name: str = field(metadata=doc("The system's name, shown as the site title."))
-    summary: str = field(default="", metadata=doc("One paragraph about the system (Markdown).", markdown=True))
+    summary: str = field(default="", metadata=doc("One paragraph about the system (Markdown), opening the released games' page.", markdown=True))
     value_forms: dict[str, ValueForm] = field(metadata=doc("How profile values are written."))
     profiles: Profiles = field(metadata=doc("Model and weapon profile columns."))
     landing_pages: LandingPages = field(default_factory=LandingPages, metadata=doc("Generated landing pages."))
@@ -688,7 +692,7 @@ class Reinforcements(Record):
     name: str = field(metadata=doc("What the game calls them; the army builder labels a unit held back as them.", example="Reinforcements"))
     points: int = field(metadata=doc("Points of reinforcements."))
     from_round: int | None = field(default=None, metadata=doc("First round they may arrive."))
-    text: str = field(default="", metadata=doc("How they work (Markdown).", markdown=True))
+    text: str = field(default="", metadata=doc("How they work (Markdown), under the module's army-building summary.", markdown=True))
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -21,6 +21,7 @@ from .checks import read_words, run_checks
 from .layout import ABOUT_FOLDER, SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import collector_paused, project_files, read_text
+from .pinpoint import pinpoint
 from .problems import Location, Problem, error
 from .project_config import setting_at
 from .resolve import Resolved, resolve
@@ -107,6 +108,8 @@ def load_project(
         problems.extend(unread)
         problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked, digests))
     problems = _missing_folders_at_settings(root, problems, data_dir, content_dir)
+    if check_patches:  # else the texts checked are the errata's published ones, not those in the files
+        problems = pinpoint(root, problems)
     return Loaded(root, project, content, sorted(set(problems), key=lambda p: p.sort_key), resolved)
 
 

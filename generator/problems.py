@@ -70,6 +70,10 @@ class Problem:
     message: str
     hint: str = ""
     data_path: str = field(default="", compare=False)
+    #: Where in the text that starts at `location` the problem is (a word, a link): -1 when `location` is
+    #: the place itself. Turned into a line and column once the file is read again (`pinpoint`); not compared,
+    #: so the same word twice in a text left at its start is one problem.
+    offset: int = field(default=-1, compare=False)
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
@@ -84,30 +88,30 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.location}: {self.severity.value}[{one_line(self.code)}]: {self.text}"
 
-    def to_plain(self) -> tuple[str, int, int, str, str, str, str, str]:
+    def to_plain(self) -> tuple[str, int, int, str, str, str, str, str, int]:
         """The problem as plain values, for the user's cache (`from_plain` reads them back)."""
         loc = self.location
-        return (loc.path, loc.line, loc.column, self.severity.value, self.code, self.message, self.hint, self.data_path)
+        return (loc.path, loc.line, loc.column, self.severity.value, self.code, self.message, self.hint, self.data_path, self.offset)
 
     @classmethod
     def from_plain(cls, values: tuple[object, ...]) -> Problem:
         """A problem from `to_plain`'s values; ValueError or TypeError when they are not such values."""
-        path, line, column, severity, code, message, hint, data_path = values
+        path, line, column, severity, code, message, hint, data_path, offset = values
         texts = (path, severity, code, message, hint, data_path)
-        if not all(isinstance(t, str) for t in texts) or type(line) is not int or type(column) is not int:
+        if not all(isinstance(t, str) for t in texts) or type(line) is not int or type(column) is not int or type(offset) is not int:
             raise TypeError("not a stored problem")
         return cls(
             location=Location(str(path), line, column), severity=Severity(str(severity)), code=str(code),
-            message=str(message), hint=str(hint), data_path=str(data_path),
+            message=str(message), hint=str(hint), data_path=str(data_path), offset=offset,
         )  # fmt: skip
 
 
-def error(location: Location, code: str, message: str, hint: str = "", data_path: str = "") -> Problem:
-    return Problem(location=location, severity=Severity.ERROR, code=code, message=message, hint=hint, data_path=data_path)
+def error(location: Location, code: str, message: str, hint: str = "", data_path: str = "", offset: int = -1) -> Problem:
+    return Problem(location=location, severity=Severity.ERROR, code=code, message=message, hint=hint, data_path=data_path, offset=offset)
 
 
-def warning(location: Location, code: str, message: str, hint: str = "", data_path: str = "") -> Problem:
-    return Problem(location=location, severity=Severity.WARNING, code=code, message=message, hint=hint, data_path=data_path)
+def warning(location: Location, code: str, message: str, hint: str = "", data_path: str = "", offset: int = -1) -> Problem:
+    return Problem(location=location, severity=Severity.WARNING, code=code, message=message, hint=hint, data_path=data_path, offset=offset)
 
 
 def did_you_mean(name: str, choices: list[str] | set[str] | tuple[str, ...]) -> str:

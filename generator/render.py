@@ -161,7 +161,9 @@ class Renderer:
 
     def modules_page(self, page: str, status: str, title: str) -> str:
         modules = [m for m in self.project.ordered_modules() if m.status == status and not m.core]
-        return self._render("modules.md.j2", page, None, modules=modules, title=title)
+        intro = self.project.system.summary if status == "released" else ""
+        # the system's summary opens the released games, read in the core rules' scope as the resolve stage bound it
+        return self._render("modules.md.j2", page, self.project.core_scope, modules=modules, title=title, intro=intro)
 
     def changes_page(self, page: str) -> str:
         releases = sorted(self.project.releases, key=lambda r: (r.date, r.name), reverse=True)

@@ -49,7 +49,7 @@ GENERATOR = REPO / "generator"
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
     frozenset({"problems", "cache", "untrusted"}),
-    frozenset({"loader", "model", "report", "project_config", "offline", "search_index"}),
+    frozenset({"loader", "model", "report", "project_config", "offline", "search_index", "pinpoint"}),
     frozenset({"serve_errors"}),
     frozenset({"schema", "points"}),
     frozenset({"catalogue", "markup"}),

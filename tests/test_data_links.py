@@ -100,3 +100,23 @@ def test_a_page_linked_only_from_data_is_not_unlisted(tmp_path: Path) -> None:
     text = module.read_text(encoding="utf-8").replace("summary: A small test game.", "summary: 'A small test game; [more](core/extra.md).'")
     module.write_text(text, encoding="utf-8")
     assert [str(p) for p in load_project(project).problems] == []
+
+
+def test_every_markdown_field_is_shown_on_a_page(tmp_path: Path) -> None:
+    """A designer's text in any Markdown field reaches a built page: a field the model reads but no page shows
+    loses it silently (the system's summary and a module's reinforcements text did)."""
+    project = RawProject.read(EVERY_FIELD)
+    marks: dict[str, str] = {}
+    for leaf in project.leaves():
+        if leaf.field in MARKDOWN_FIELDS and leaf.field != "Table.rows":  # a row's first cell is a roll
+            mark = marks.setdefault(leaf.field, f"Shownmark{len(marks)}")
+            leaf.container[leaf.key] = f"{leaf.value} {mark}"
+    root = project.write(tmp_path / "project")
+    with (root / "data/words.txt").open("a", encoding="utf-8") as words:
+        words.write("\nShownmark\n")
+    site = tmp_path / "site"
+    result = cadence_build(root, site, "mkdocs")
+    assert result.returncode == 0, result.stdout + result.stderr
+    shown = " ".join(html.read_text(encoding="utf-8") for html in site.rglob("*.html"))
+    assert len(marks) == len(MARKDOWN_FIELDS) - 1
+    assert [field for field, mark in marks.items() if mark not in shown] == []

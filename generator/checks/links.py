@@ -56,15 +56,16 @@ def check_page_links(run: CheckRun) -> Iterator[Problem]:
     for link in run.resolved.page_links:
         if link.to_file and not link.page_exists:
             message = f"link to '{link.path}': there is no {run.content_dir}/{link.dest}"
-            yield error(link.where, "broken-link", message, _FROM_ROOT if link.in_data else "")
+            yield error(link.where, "broken-link", message, _FROM_ROOT if link.in_data else "", offset=link.offset)
         elif not link.page_exists:
             hint = did_you_mean(link.dest, run.resolved.page_paths)
             if link.in_data:
                 hint = f"{hint} {_FROM_ROOT[0].upper()}{_FROM_ROOT[1:]}." if hint else _FROM_ROOT
-            yield error(link.where, "broken-link", f"link to '{link.path}', which is no page of this site", hint)
+            yield error(link.where, "broken-link", f"link to '{link.path}', which is no page of this site", hint, offset=link.offset)
         elif link.anchor_exists is False:
             hint = did_you_mean(link.anchor, sorted(run.resolved.anchors[link.dest]))
-            yield error(link.where, "broken-link", f"link to '{link.target}': page '{link.dest}' has no anchor '{link.anchor}'", hint)
+            message = f"link to '{link.target}': page '{link.dest}' has no anchor '{link.anchor}'"
+            yield error(link.where, "broken-link", message, hint, offset=link.offset)
 
 
 def check_unlisted_pages(run: CheckRun) -> Iterator[Problem]:

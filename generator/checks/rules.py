@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..catalogue import Project, Scope, walk_sections
 from ..model import SpecialRule, slugify
@@ -56,11 +57,13 @@ def check_rule_uses(run: CheckRun) -> Iterator[Problem]:
     """Each use names a rule in scope, with a value exactly when the rule takes one, in the value's form."""
     for ref in run.resolved.rules:
         if ref.in_content or ref.scope is None:
-            yield from _content_link(ref)
+            found: Iterable[Problem] = _content_link(ref)
         elif ref.found is None:
-            yield _unknown(ref)
+            found = (_unknown(ref),)
         else:
-            yield from _use(run.project, ref)
+            found = _use(run.project, ref)
+        # a [[link]] in a data text: at the link, once the file is read again
+        yield from (dataclasses.replace(p, offset=ref.offset) for p in found) if ref.offset >= 0 else found
 
 
 def _unknown(ref: RuleRef) -> Problem:

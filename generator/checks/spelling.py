@@ -183,8 +183,8 @@ def _data_spelling(run: CheckRun, records: list[Any]) -> Iterator[Problem]:
     assert run.words is not None
     unknown = partial(_unknown_words, words=run.words)
     for text, owner in _prose_of(records):
-        for _offset, word in run.texts.find("spelling", text, unknown):
-            yield warning(at(text, owner), "spelling", f"'{word}' is not a known word", _spelling_hint(word))
+        for offset, word in run.texts.find("spelling", text, unknown):
+            yield warning(at(text, owner), "spelling", f"'{word}' is not a known word", _spelling_hint(word), offset=offset)
 
 
 def _spelling_hint(word: str) -> str:

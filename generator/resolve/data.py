@@ -64,9 +64,11 @@ class Binder:
         for use in uses:
             self.out.rules.append(self._rule_ref(use, at(use, owner), scope, name, page, kind))
 
-    def _rule_ref(self, use: str, where: Location, scope: Scope, name: str, page: str, kind: str | None, named: bool = False) -> RuleRef:
+    def _rule_ref(
+        self, use: str, where: Location, scope: Scope, name: str, page: str, kind: str | None, named: bool = False, offset: int = -1
+    ) -> RuleRef:
         parsed = self.project.parse_use(use, scope)
-        return RuleRef(use, where, name, scope, page, kind, parsed, self.project.rule(use, scope), named=named)
+        return RuleRef(use, where, name, scope, page, kind, parsed, self.project.rule(use, scope), named=named, offset=offset)
 
     def texts(self, root: Record, scope: Scope | None, page: str) -> None:
         """[[Rule]] links and links to pages in every Markdown field under a record, as the model declares
@@ -75,14 +77,14 @@ class Binder:
             where = at(text, owner)
             if "[[" in text:  # most texts have none: found without the regular expression
                 for match in RULE_LINK.finditer(text):
-                    self.out.rules.append(self._text_link(match["use"].strip(), where, scope, page))
+                    self.out.rules.append(self._text_link(match["use"].strip(), where, scope, page, match.start()))
             if may_link(text):
                 self.out.page_links += data_links(text, where, page, self.site)
 
-    def _text_link(self, use: str, where: Location, scope: Scope | None, page: str) -> RuleRef:
+    def _text_link(self, use: str, where: Location, scope: Scope | None, page: str, offset: int) -> RuleRef:
         if scope is None:  # a site-wide text in a project without core rules: no rule to link to
-            return RuleRef(use, where, "text link", None, page, None, self.project.parse_use(use), None)
-        return self._rule_ref(LocStr(use, where), where, scope, "text link", page, None)
+            return RuleRef(use, where, "text link", None, page, None, self.project.parse_use(use), None, offset=offset)
+        return self._rule_ref(LocStr(use, where), where, scope, "text link", page, None, offset=offset)
 
     def rule_names(self, names: Any, scope: Scope, owner: Record, name: str, page: str) -> None:
         """Rules named as themselves, not used with a value (`Transport`, of the rule Transport X)."""
@@ -237,10 +239,14 @@ def bind_data(project: Project, site: Site) -> DataBindings:
         binder.module(module)
     for entry in project.lists:
         binder.army_list(entry)
-    changes = project.system.landing_pages.changes
-    if changes:  # the site-wide texts show on Recent Changes, read in the core rules' scope
-        for record in (project.system, *project.releases):
-            binder.texts(record, project.core_scope, changes)
+    # the site-wide texts are read in the core rules' scope: the system's on Released Games and Recent Changes,
+    # the releases' on Recent Changes
+    landing = project.system.landing_pages
+    if landing.released or landing.changes:
+        binder.texts(project.system, project.core_scope, landing.changes or landing.released or "")
+    if landing.changes:
+        for release in project.releases:
+            binder.texts(release, project.core_scope, landing.changes)
     return binder.out
 
 

@@ -60,19 +60,22 @@ def is_file_link(path: str) -> bool:
     return "." in name.strip(".") and not name.endswith(".md")
 
 
-def bind_link(page: str, target: str, dest: str, anchor: str, where: Location, site: Site, in_data: bool) -> PageLink | None:
+def bind_link(
+    page: str, target: str, dest: str, anchor: str, where: Location, site: Site, in_data: bool, offset: int = -1
+) -> PageLink | None:
     """One link, its path already read from the site's root (`dest`, '' for an anchor alone): to a page, with
     whether it and its anchor exist, or to a file of the content folder, with whether it exists; None for
-    anything else (a folder, a path without a suffix)."""
+    anything else (a folder, a path without a suffix). `offset`: in a data text, where the link is in it."""
     written = target.partition("#")[0]
     if is_file_link(dest):
-        return PageLink(page, target, written, dest, "", where, unquote(dest) in site.files, None, in_data=in_data, to_file=True)
+        exists = unquote(dest) in site.files
+        return PageLink(page, target, written, dest, "", where, exists, None, in_data=in_data, to_file=True, offset=offset)
     if dest and not dest.endswith(".md"):
         return None
     dest = dest.removesuffix(".md") if dest else page
     exists = dest in site.pages
     anchor_ok = (anchor in site.anchors[dest]) if anchor and exists and dest in site.anchors else None
-    return PageLink(page, target, written, dest, anchor, where, exists, anchor_ok, in_data=in_data)
+    return PageLink(page, target, written, dest, anchor, where, exists, anchor_ok, in_data=in_data, offset=offset)
 
 
 def data_links(text: str, where: Location, page: str, site: Site) -> Iterator[PageLink]:
@@ -81,6 +84,6 @@ def data_links(text: str, where: Location, page: str, site: Site) -> Iterator[Pa
         for match in pattern.finditer(text):
             found = site_relative(match["target"])
             if found is not None and found[0] not in ("", "."):
-                link = bind_link(page, match["target"], found[0], found[1], where, site, in_data=True)
+                link = bind_link(page, match["target"], found[0], found[1], where, site, in_data=True, offset=match.start("target"))
                 if link is not None:
                     yield link

@@ -28,6 +28,7 @@ class RuleRef:
     found: Found[SpecialRule] | None
     in_content: bool = False
     named: bool = False  # the rule itself, named (a game size's excluded rules): no value is given or needed
+    offset: int = -1  # a [[link]] in a data text: where in the text that starts at `where` (`Problem.offset`)
 
 
 @dataclass(frozen=True)
@@ -115,3 +116,4 @@ class PageLink:
     anchor_exists: bool | None
     in_data: bool = False
     to_file: bool = False  # a link to a file of the content folder (`core/map.png`): `page_exists` is whether it exists
+    offset: int = -1  # in a data text: where in the text that starts at `where` (`Problem.offset`)

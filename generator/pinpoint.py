@@ -1,0 +1,112 @@
+"""Problems in a data text, moved from where the text starts to the word or link they are about.
+
+A check sees a text as YAML read it: folded, unindented, unquoted. It reports a problem at the text's
+start with an offset into the value (`Problem.offset`); here the file is read once and that offset is
+walked back through the scalar as it was written, so an editor lands on the word itself. Done only for
+the few problems found, after the checks: the value is never mapped for texts that have none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import yaml
+
+from .problems import Location, Problem
+
+_SPACE = " \t\r\n"
+_BLOCK = "|>"
+_QUOTES = "'\""
+#: libyaml's parser when PyYAML has it, as the loader reads the files.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def pinpoint(root: Path, problems: list[Problem]) -> list[Problem]:
+    """`problems` with each one that has an offset located at it; one whose text cannot be walked (a file
+    changed meanwhile, an escape sequence before the word) stays at the text's start."""
+    if not any(p.offset >= 0 for p in problems):
+        return problems
+    files: dict[str, tuple[str, dict[tuple[int, int], str]] | None] = {}
+
+    def scalars(path: str) -> tuple[str, dict[tuple[int, int], str]] | None:
+        if path not in files:
+            try:
+                text = (root / path).read_text(encoding="utf-8")
+                files[path] = (text, _scalars(text))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError):
+                files[path] = None
+        return files[path]
+
+    return [_pinned(p, scalars(p.location.path)) if p.offset >= 0 else p for p in problems]
+
+
+def _scalars(text: str) -> dict[tuple[int, int], str]:
+    """Each scalar's value by the (line, column) it is written at, as the loader locates it."""
+    found: dict[tuple[int, int], str] = {}
+    for event in yaml.parse(text, Loader=_LOADER):
+        mark = event.start_mark
+        if isinstance(event, yaml.ScalarEvent) and mark is not None:
+            found[mark.line + 1, mark.column + 1] = event.value
+    return found
+
+
+def _pinned(problem: Problem, read: tuple[str, dict[tuple[int, int], str]] | None) -> Problem:
+    loc = problem.location
+    value = read[1].get((loc.line, loc.column)) if read else None
+    found = position_in_scalar(read[0], loc.line, loc.column, value, problem.offset) if read and value is not None else None
+    where = Location(loc.path, *found) if found else loc
+    return dataclasses.replace(problem, location=where, offset=-1)
+
+
+def position_in_scalar(source: str, line: int, column: int, value: str, offset: int) -> tuple[int, int] | None:
+    """(line, column) in `source` of `value[offset]`, `value` being the YAML scalar written at (`line`,
+    `column`); None when the walk meets anything it does not read (an escape sequence)."""
+    if not 0 <= offset < len(value):
+        return None
+    lines = source.split("\n")
+    if not 1 <= line <= len(lines) or column < 1:
+        return None
+    at = sum(len(text) + 1 for text in lines[: line - 1]) + column - 1
+    quote = source[at] if at < len(source) and source[at] in _QUOTES else ""
+    if at < len(source) and source[at] in _BLOCK:  # `>-` or `|`: the text starts on the next line
+        at = source.find("\n", at)
+        if at < 0:
+            return None
+    elif quote:
+        at += 1
+    walked = _walk(source, at, value, offset, quote)
+    if walked is None:
+        return None
+    return source.count("\n", 0, walked) + 1, walked - source.rfind("\n", 0, walked)
+
+
+def _walk(source: str, at: int, value: str, offset: int, quote: str) -> int | None:
+    """The index in `source` of `value[offset]`, the scalar's text starting at `at`.
+
+    A run of whitespace in the value (spaces, or the line break a folded line became) is a run of it in the
+    source (line breaks and the indentation after them); `''` in single quotes is one quote."""
+    at = _skip_space(source, at)
+    index = 0
+    while index < offset:
+        char = source[at] if at < len(source) else ""
+        if value[index] in _SPACE:
+            if char not in _SPACE or not char:
+                return None
+            index, at = _skip_space(value, index), _skip_space(source, at)
+        elif char == value[index] and not (quote == "'" and char == "'"):
+            index, at = index + 1, at + 1
+        elif quote == "'" and char == "'" == value[index] and source[at : at + 2] == "''":
+            index, at = index + 1, at + 2
+        else:
+            return None  # an escape sequence, or the source is not this value
+    return at if index == offset and value[offset] == source[at : at + 1] else None
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _SPACE:
+        at += 1
+    return at
+
+
+__all__ = ["pinpoint", "position_in_scalar"]
