@@ -261,6 +261,12 @@ class Labels(Record):
     battlefield: str = label("battlefield", "A module's or game size's battlefield.", "Spielfeld")
     costs_in: str = label("costs_in", "The currency a module's costs are in.", "Kosten in")
     budget: str = label("budget", "A module's budget.", "Budget")
+    max_units: str = label("max_units", "The most units a module's army may have.", "Höchstens Einheiten")
+    per_item_budget: str = label("per_item_budget", "The most one unit may cost with its gear.", "Höchstens je Einheit")
+    pooled_budget_per_item: str = label(
+        "pooled_budget_per_item", "Extra budget per unit, spendable on any unit's gear.", "Gemeinsam je Einheit"
+    )
+    typical_size: str = label("typical_size", "A module's usual number of units.", "Übliche Zahl an Einheiten")
     at_a_glance: str = label("at_a_glance", "Heading of a module's army-building summary.", "Auf einen Blick")
     category: str = label("category", "Header of the unit category column.", "Kategorie")
     share: str = label("share", "Header of a category's share of the points.", "Anteil an den Punkten")
@@ -494,7 +500,9 @@ class System(Record):
 
     id: str = field(metadata=doc("The system's slug.", slug=True))
     name: str = field(metadata=doc("The system's name, shown as the site title."))
-    summary: str = field(default="", metadata=doc("One paragraph about the system (Markdown), opening the released games' page.", markdown=True))
+    summary: str = field(
+        default="", metadata=doc("One paragraph about the system (Markdown), opening the released games' page.", markdown=True)
+    )
     value_forms: dict[str, ValueForm] = field(metadata=doc("How profile values are written."))
     profiles: Profiles = field(metadata=doc("Model and weapon profile columns."))
     landing_pages: LandingPages = field(default_factory=LandingPages, metadata=doc("Generated landing pages."))
@@ -575,7 +583,7 @@ class Licence(Record):
     """The licence a module is published under, and its attribution."""
 
     name: str = field(metadata=doc("Licence name, e.g. 'CC BY 4.0'."))
-    url: str = field(default="", metadata=doc("Where the licence text is."))
+    url: str = field(default="", metadata=doc("Where the licence text is: a web address (http or https).", web_address=True))
     notice: str = field(default="", metadata=doc("Attribution and changes made (Markdown).", markdown=True))
 
 

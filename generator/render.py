@@ -41,6 +41,7 @@ from .points import BuiltProfile, CostRange
 from .releases import TEXT_FIELDS, last_changes, word_segments
 from .resolve import DirectiveBinding, Resolved
 from .resolve.links import LINK, REFERENCE, may_link, site_relative
+from .untrusted import WEB_ADDRESS
 
 # --- escaping ------------------------------------------------------------------------------------
 
@@ -461,7 +462,7 @@ class Renderer:
 
     def url(self, url: str) -> str:
         """An outside address from data, or '#' when it is not a plain web address."""
-        return url if re.fullmatch(r"https?://[^\s()<>\"']+", str(url)) else "#"
+        return url if re.fullmatch(WEB_ADDRESS, str(url)) else "#"  # the schema refuses any other (`web_address`)
 
     def link(self, page: str, anchor: str | None = None) -> str:
         """A link target for a Markdown link; an anchor from data is percent-encoded so it stays one URL."""

@@ -20,6 +20,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from .loader import LocInt, LocStr, YList, YMap, loc_of
 from .model import DOCUMENT_KINDS, Record
 from .problems import Location, Problem, did_you_mean, error
+from .untrusted import WEB_ADDRESS
 
 SLUG = r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$"
 _MISSING = object()
@@ -158,6 +159,7 @@ class _Field:
     tp: Any
     required: bool
     slug: bool
+    web_address: bool  # a link out of the site (`doc(..., web_address=True)`): http or https, one URL
     least: int | None  # the least whole number the field takes, where it names one (`doc(..., least=1)`)
     most: int | None  # the greatest, where it names one (`doc(..., most=100)`)
 
@@ -176,6 +178,7 @@ def _plan(cls: type[Record]) -> tuple[tuple[_Field, ...], frozenset[str]]:
                 hints[f.name],
                 _required(f),
                 bool(f.metadata.get("slug")),
+                bool(f.metadata.get("web_address")),
                 f.metadata.get("least"),
                 f.metadata.get("most"),
             )
@@ -383,13 +386,23 @@ class Builder:
             return _ABSENT
         sub = f"{path}.{key}" if path else key
         built = self.value(f.tp, raw[key], raw.key_locs[key], sub)
-        if built is not _MISSING and f.slug and isinstance(built, str) and built and not re.match(SLUG, built):
-            message = f"{sub} must be a lowercase slug like 'heavy-armour', not {built!r}"
-            return self.fail(loc_of(built, raw.key_locs[key]), "slug", message, sub)
-        wrong = _out_of_bounds(built, f.least, f.most) if isinstance(built, int) and not isinstance(built, bool) else ""
-        if wrong:
-            return self.fail(loc_of(built, raw.key_locs[key]), "value", f"{sub} must be {wrong}, not {built}", sub)
+        if isinstance(built, str) and built and (f.slug or f.web_address):
+            wrong = _misspelt_form(f, built, sub)
+            if wrong:
+                return self.fail(loc_of(built, raw.key_locs[key]), *wrong, sub)
+        wrong_size = _out_of_bounds(built, f.least, f.most) if isinstance(built, int) and not isinstance(built, bool) else ""
+        if wrong_size:
+            return self.fail(loc_of(built, raw.key_locs[key]), "value", f"{sub} must be {wrong_size}, not {built}", sub)
         return built
+
+
+def _misspelt_form(f: _Field, text: str, sub: str) -> tuple[str, str] | None:
+    """(code, message) for a text not in the form its field names: a slug, or a web address."""
+    if f.slug and not re.match(SLUG, text):
+        return "slug", f"{sub} must be a lowercase slug like 'heavy-armour', not {text!r}"
+    if f.web_address and not re.fullmatch(WEB_ADDRESS, text):
+        return "value", f"{sub} must be a web address like 'https://example.org/page', not {text!r}"
+    return None
 
 
 #: The largest whole number data may hold: the army builder's script reads every number exactly up to here.
@@ -494,6 +507,8 @@ def _record_schema(tp: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
         prop = {**prop, **_default_and_example(f)}
         if f.metadata.get("slug"):
             prop = {**prop, "pattern": SLUG}
+        if f.metadata.get("web_address"):
+            prop = {**prop, "pattern": f"^{WEB_ADDRESS}$"}
         if "least" in f.metadata:
             prop = {**prop, "minimum": f.metadata["least"]}
         if "most" in f.metadata:

@@ -27,6 +27,11 @@ def url_allowed(url: str) -> bool:
     return scheme is None or scheme.group(1).lower() in URL_SCHEMES
 
 
+#: A plain web address, the only form an outside link written as a bare field (a licence's) may take: one
+#: URL of http or https with nothing a Markdown link or an HTML attribute would end at.
+WEB_ADDRESS = r"https?://[^\s()<>\"']+"
+
+
 #: A reference definition, `[id]: target`, at the start of a line; group 1 (`target`) is its URL.
 REFERENCE_DEFINITION = r"^[ ]{0,3}\[[^\]\n]+\]:\s*<?(?P<target>[^\s>]+)"
 

@@ -70,6 +70,20 @@ def test_no_cost_wording_in_a_game_without_costs(mini_copy: Path) -> None:
     assert "Costs in" not in _page(mini_copy, "skirmish/index")
 
 
+def test_a_modules_index_shows_its_army_limits_and_reinforcements(mini_copy: Path) -> None:
+    """What a player needs before choosing units is on the game's front page: every limit and the reinforcements."""
+    index = _page(mini_copy, "skirmish/index")
+    assert "| Budget | 200 points |" in index and "Most units" not in index and "Reserves" not in index
+    limits = "    budget: 200\n    max_units: 8\n    per_item_budget: 60\n    pooled_budget_per_item: 15\n    typical_size: 3-6\n"
+    reserves = "    reinforcements: {name: Reserves, points: 50, from_round: 2, text: 'They march in late, see [[Flying]].'}\n"
+    _edit(mini_copy / "data" / "skirmish" / "module.yaml", "    budget: 200\n", limits + reserves)
+    index = _page(mini_copy, "skirmish/index")
+    rows = ["| Budget | 200 points |", "| Most units | 8 |", "| Most per unit | 60 points |", "| Shared per unit | 15 points |"]
+    assert all(row in index for row in [*rows, "| Usual number of units | 3-6 |"]), index
+    assert "**Reserves:** up to 50 points, from round 2." in index
+    assert "They march in late, see [Flying](../core/rules.md#flying " in index  # its [[link]] read in the module's scope
+
+
 def test_a_weapon_list_library_is_not_reported_unused(mini_copy: Path) -> None:
     rangers = mini_copy / "data" / "skirmish" / "army-lists" / "rangers.yaml"
     library = '        - weapon_list:\n            name: Spare Arms\n            weapons:\n              - {name: Sling, profile: {rng: 8", att: 1}, points: 1}\n'
