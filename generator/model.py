@@ -314,6 +314,11 @@ class Labels(Record):
     changes_intro: str = label(
         "changes_intro", "Opening of the recent changes page.", "Änderungen an den Grundregeln und den veröffentlichten Spielen."
     )
+    release_revisions: str = label(
+        "release_revisions",
+        "Under a release on the changes page: the revisions it compares; '{since}' and '{revision}' go in.",
+        "Verglichen von Revision {since} bis Revision {revision}.",
+    )
     thing_unit: str = label("thing_unit", "A changed unit, on the changes page.", "Einheit")
     thing_model: str = label("thing_model", "A changed model, on the changes page.", "Modell")
     thing_weapon: str = label("thing_weapon", "A changed weapon, on the changes page.", "Waffe")
@@ -739,7 +744,11 @@ class Erratum(Record):
     why: str = field(metadata=doc("Why the two differ.", markdown=True))
     as_published: ErratumPatch | None = field(default=None, metadata=doc("How to put the printed version back."))
     caught_by: str | None = field(
-        default=None, metadata=doc("The check code that reports the printed version; omitted where no check can (a reworded sentence).")
+        default=None,
+        metadata=doc(
+            "The check code that reports the printed version; omitted where no check can (a reworded sentence).",
+            unpublished="the checker's own record: the test that each erratum's code still reports it reads it",
+        ),
     )
 
 
@@ -1129,8 +1138,10 @@ class Release(Record):
     summary: str = field(
         default="", metadata=doc("A few words about the release (Markdown).", example="Points of the army lists revised.", markdown=True)
     )
-    since: str = field(default="", metadata=doc("The git revision the changes are counted from.", example="a1c6886"))
-    revision: str = field(default="", metadata=doc("The git revision the release is.", example="441d777"))
+    since: str = field(
+        default="", metadata=doc("The git revision the changes are counted from, shown under the release.", example="a1c6886")
+    )
+    revision: str = field(default="", metadata=doc("The git revision the release is, shown under the release.", example="441d777"))
     entries: tuple[ReleaseEntry, ...] = field(default=(), metadata=doc("What changed, thing by thing."))
 
 

@@ -120,3 +120,32 @@ def test_every_markdown_field_is_shown_on_a_page(tmp_path: Path) -> None:
     shown = " ".join(html.read_text(encoding="utf-8") for html in site.rglob("*.html"))
     assert len(marks) == len(MARKDOWN_FIELDS) - 1
     assert [field for field, mark in marks.items() if mark not in shown] == []
+
+
+def test_every_field_a_designer_writes_words_in_is_published(tmp_path: Path) -> None:
+    """Each string field that takes a plain word reaches a built page or the published JSON (the army builder's),
+    unless the model says it is for the tools alone (`unpublished=`): a typical army size, a licence link, the
+    revisions a release compares were all read and published nowhere."""
+    accepted, _ = accepting_fields("Zqmark", tmp_path / "scratch")
+    project = RawProject.read(EVERY_FIELD)
+    marks: dict[str, str] = {}
+    for index, name in enumerate(sorted(accepted)):
+        marks[name] = f"Zqmark{chr(97 + index // 26)}{chr(97 + index % 26)}"
+        project = with_payload(project, {name}, marks[name])
+    root = project.write(tmp_path / "project")
+    with (root / "data/words.txt").open("a", encoding="utf-8") as words:
+        words.write("\nZqmark\n" + "\n".join(marks.values()) + "\n")
+    site = tmp_path / "site"
+    result = cadence_build(root, site, "mkdocs")
+    assert result.returncode == 0, result.stdout + result.stderr
+    published = " ".join(p.read_text(encoding="utf-8") for pattern in ("*.html", "*.json") for p in site.rglob(pattern)).lower()
+    unpublished = {name for name in marks if _declared_unpublished(name)}
+    assert unpublished == {"Erratum.caught_by"}
+    assert len(marks) > 200
+    assert sorted(name for name, mark in marks.items() if mark.lower() not in published and name not in unpublished) == []
+
+
+def _declared_unpublished(name: str) -> bool:
+    cls_name, field_name = name.split(".")
+    field = next(f for f in dataclasses.fields(getattr(model, cls_name)) if f.name == field_name)
+    return bool(field.metadata.get("unpublished"))
