@@ -110,6 +110,21 @@ def test_page_loads_without_errors(site: Browsing, path: str) -> None:
     assert problems.all() == [], "\n".join(problems.all())
 
 
+@pytest.mark.browser
+def test_a_games_quick_facts_show_no_empty_header_row(site: Browsing) -> None:
+    """The facts table on a game's page names each row itself; its empty header row showed as a bare bar."""
+    page, problems = site.new_page(PHONE)
+    page.goto(site.url("scraplands/index.html"))
+    facts = page.locator("article table").first
+    expect(facts.get_by_role("rowheader", name="Most per unit")).to_be_visible()
+    expect(facts.locator("tbody tr").first).to_be_visible()
+    expect(facts.locator("thead")).to_be_hidden()
+    army_list = page.context.new_page()
+    army_list.goto(site.url(ARMY_LIST))
+    expect(army_list.locator("article table thead").first).to_be_visible()  # a header that names its columns stays
+    assert problems.all() == [], "\n".join(problems.all())
+
+
 # --- 2. search -------------------------------------------------------------------------------------
 
 
