@@ -23,8 +23,9 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def pinpoint(root: Path, problems: list[Problem]) -> list[Problem]:
-    """`problems` with each one that has an offset located at it; one whose text cannot be walked (a file
-    changed meanwhile, an escape sequence before the word) stays at the text's start."""
+    """`problems` with each one that has an offset located at it; one whose text cannot be walked (an escape
+    sequence before the word, an offset past its end, a file that cannot be read) stays at the text's start.
+    The offset was found in the file as the check read it, in this same run: the file is the one walked."""
     if not any(p.offset >= 0 for p in problems):
         return problems
     files: dict[str, tuple[str, dict[tuple[int, int], str]] | None] = {}

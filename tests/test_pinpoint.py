@@ -46,8 +46,9 @@ def test_an_escape_before_the_word_leaves_the_text_start() -> None:
     assert position_in_scalar(source, 1, 7, value, value.index("Captian")) is None
 
 
-def test_a_file_changed_since_the_check_leaves_the_problem_where_it_was(tmp_path: Path) -> None:
-    """The value read again is walked against the file: a text edited meanwhile is not guessed at."""
+def test_a_problem_is_moved_to_its_word_unless_the_text_or_file_is_not_there(tmp_path: Path) -> None:
+    """The value is read again from the file and walked: an offset past the text's end, or a file that is gone,
+    leaves the problem at the place the check gave."""
     project = copy_project(MINI, tmp_path / "mini")
     path = "data/skirmish/army-lists/rangers.yaml"
     source = (project / path).read_text(encoding="utf-8")
