@@ -13,13 +13,12 @@ from pathlib import Path
 
 import yaml
 
-from .problems import Location, Problem
+from .loader import FAST_LOADER
+from .problems import Location, Problem, position
 
 _SPACE = " \t\r\n"
 _BLOCK = "|>"
 _QUOTES = "'\""
-#: libyaml's parser when PyYAML has it, as the loader reads the files.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def pinpoint(root: Path, problems: list[Problem]) -> list[Problem]:
@@ -45,7 +44,7 @@ def pinpoint(root: Path, problems: list[Problem]) -> list[Problem]:
 def _scalars(text: str) -> dict[tuple[int, int], str]:
     """Each scalar's value by the (line, column) it is written at, as the loader locates it."""
     found: dict[tuple[int, int], str] = {}
-    for event in yaml.parse(text, Loader=_LOADER):
+    for event in yaml.parse(text, Loader=FAST_LOADER):
         mark = event.start_mark
         if isinstance(event, yaml.ScalarEvent) and mark is not None:
             found[mark.line + 1, mark.column + 1] = event.value
@@ -79,7 +78,7 @@ def position_in_scalar(source: str, line: int, column: int, value: str, offset: 
     walked = _walk(source, at, value, offset, quote)
     if walked is None:
         return None
-    return source.count("\n", 0, walked) + 1, walked - source.rfind("\n", 0, walked)
+    return position(source, walked)
 
 
 def _walk(source: str, at: int, value: str, offset: int, quote: str) -> int | None:

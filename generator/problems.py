@@ -52,6 +52,11 @@ _new = object.__new__
 _set_path, _set_line, _set_column = (getattr(Location, name).__set__ for name in ("path", "line", "column"))  # its slots
 
 
+def position(text: str, offset: int) -> tuple[int, int]:
+    """Line and column (from 1) of an offset into a text, as an editor counts them."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
 def located(path: str, line: int, column: int) -> Location:
     """A Location as its `__init__` makes it, its slots set directly: 0.3 instead of 0.55 µs here, and
     reading a project at 10x the shipped data makes some two hundred thousand (parsed or read back)."""

@@ -383,6 +383,28 @@ class Renderer:
     def kind_label(self, kind: str) -> str:
         return rule_kind_label(self.project, kind)
 
+    def quick_facts(self, module: Module) -> list[tuple[str, str]]:
+        """(label, value as Markdown) for each fact the module's data gives, for the table atop its page."""
+        building = module.army_building
+        currency = f" {escape_text(module.currency.name)}" if module.currency else ""
+        facts: list[tuple[str, str | None]] = [
+            ("rounds", f"{module.rounds}" if module.rounds else None),
+            ("battlefield", escape_text(module.battlefield) if module.battlefield else None),
+            ("costs_in", escape_text(module.currency.name) if module.currency and self.has_costs(module) else None),
+        ]
+        if building is not None:
+            facts += [
+                ("budget", f"{building.budget}{currency}" if building.budget else None),
+                ("max_units", f"{building.max_units}" if building.max_units else None),
+                ("per_item_budget", None if building.per_item_budget is None else f"{building.per_item_budget}{currency}"),
+                (
+                    "pooled_budget_per_item",
+                    None if building.pooled_budget_per_item is None else f"{building.pooled_budget_per_item}{currency}",
+                ),
+                ("typical_size", None if building.typical_size is None else escape_text(building.typical_size)),
+            ]
+        return [(self.say(key), value) for key, value in facts if value is not None]
+
     def has_costs(self, module: Module) -> bool:
         return has_costs(self.project, module)
 

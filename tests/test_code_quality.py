@@ -49,8 +49,8 @@ GENERATOR = REPO / "generator"
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
     frozenset({"problems", "cache", "untrusted"}),
-    frozenset({"loader", "model", "report", "project_config", "offline", "search_index", "pinpoint"}),
-    frozenset({"serve_errors"}),
+    frozenset({"loader", "model", "report", "project_config", "offline", "search_index"}),
+    frozenset({"serve_errors", "pinpoint"}),
     frozenset({"schema", "points"}),
     frozenset({"catalogue", "markup"}),
     frozenset({"layout", "errata", "releases", "docs", "paths", "stored"}),

@@ -25,8 +25,7 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ..problems import Location, Problem, error, shortened
-from ..resolve.content import position
+from ..problems import Location, Problem, error, position, shortened
 from ..untrusted import ATTR_LIST, REFERENCE_DEFINITION, URL_SCHEMES, url_allowed
 from .base import CheckRun
 from .front_matter import FRONT_MATTER

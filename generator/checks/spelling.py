@@ -15,7 +15,7 @@ from typing import Any
 from ..catalogue import ListEntry, Project, walk_sections
 from ..loader import read_text
 from ..model import Record, Section, Table
-from ..problems import Location, Problem, warning
+from ..problems import Location, Problem, position, warning
 from ..schema import field_values
 from .base import CheckRun, at, named_fields
 from .dictionary import WordList, english
@@ -166,9 +166,7 @@ def check_prose_spelling(run: CheckRun) -> Iterator[Problem]:
     unknown = partial(_unknown_words, words=run.words)
     for page, text in sorted(run.resolved.content.items()):
         for offset, word in run.texts.find("spelling", text, unknown):
-            line = text.count("\n", 0, offset) + 1
-            column = offset - text.rfind("\n", 0, offset)
-            where = Location(f"{run.content_dir}/{page}.md", line, column)
+            where = Location(f"{run.content_dir}/{page}.md", *position(text, offset))
             yield warning(where, "spelling", f"'{word}' is not a known word", _spelling_hint(word))
     yield from _data_spelling(run, list(run.project.modules.values()))
 

@@ -14,7 +14,7 @@ from typing import get_args
 from ..catalogue import Project, Scope
 from ..layout import RULE_LINK, Directive
 from ..model import Module
-from ..problems import Location, did_you_mean
+from ..problems import Location, did_you_mean, position
 from ..schema import type_hints
 from .links import LINK, Site, bind_link, elsewhere
 from .refs import DirectiveBinding, PageLink, RuleRef
@@ -39,11 +39,6 @@ def page_scope(project: Project, page: str) -> str | None:
     if folder in project.modules:
         return folder
     return project.core_scope.key if project.core_scope else None
-
-
-def position(text: str, offset: int) -> tuple[int, int]:
-    """Line and column (from 1) of an offset into a page."""
-    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
 def content_links(project: Project, page: str, text: str, scope: Scope | None, path: str) -> Iterator[RuleRef]:
