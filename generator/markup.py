@@ -51,19 +51,19 @@ _ATTR_TOKEN = re.compile(r"^(?:[#.][^ =}]+|[^ =}]+=.*)$")
 class _DropHtml(InlineProcessor):
     """Raw HTML (and comments) in data is removed, and the removal noted."""
 
-    def __init__(self, removed: list[str]) -> None:
+    def __init__(self, removed: list[tuple[str, str]]) -> None:
         super().__init__(HTML_RE)
         self.removed = removed
 
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[str, int, int]:  # type: ignore[override]
-        self.removed.append(f"raw HTML '{shortened(m.group(1))}'")
+        self.removed.append((f"raw HTML '{shortened(m.group(1))}'", m.group(1)))
         return "", m.start(0), m.end(0)
 
 
 class _DropAttributeList(InlineProcessor):
     """`{: onclick=... }` would set attributes where the page's attr_list is on: removed, and noted."""
 
-    def __init__(self, removed: list[str]) -> None:
+    def __init__(self, removed: list[tuple[str, str]]) -> None:
         super().__init__(ATTR_LIST)
         self.removed = removed
 
@@ -72,7 +72,7 @@ class _DropAttributeList(InlineProcessor):
         tokens = body.lstrip(":").split()
         if not (m.group(0).startswith("{:") or (tokens and all(_ATTR_TOKEN.match(t) for t in tokens))):
             return None, None, None  # `{ 7*7 }`, `{% x %}`: plain braces, shown as written
-        self.removed.append(f"attribute list '{shortened(m.group(0))}'")
+        self.removed.append((f"attribute list '{shortened(m.group(0))}'", m.group(0)))
         return "", m.start(0), m.end(0)
 
 
@@ -82,7 +82,7 @@ class _CheckLinks(Treeprocessor):
     Runs after python-markdown has unescaped the tree, so it sees each URL as the browser will.
     """
 
-    def __init__(self, md: markdown.Markdown, removed: list[str]) -> None:
+    def __init__(self, md: markdown.Markdown, removed: list[tuple[str, str]]) -> None:
         super().__init__(md)
         self.removed = removed
 
@@ -92,7 +92,7 @@ class _CheckLinks(Treeprocessor):
                 url_attr = "href" if el.tag == "a" else "src" if el.tag == "img" else None
                 url = el.get(url_attr) if url_attr else None
                 if url is not None and not url_allowed(url):
-                    self.removed.append(f"{'link' if el.tag == 'a' else 'image'} to '{shortened(url)}'")
+                    self.removed.append((f"{'link' if el.tag == 'a' else 'image'} to '{shortened(url)}'", url))
                     if el.tag == "img":
                         parent.remove(el)
                         continue
@@ -108,11 +108,12 @@ class _CheckLinks(Treeprocessor):
 
 
 class Restricted(Extension):
-    """python-markdown without raw HTML, attribute lists or unsafe URLs; `removed` collects what went."""
+    """python-markdown without raw HTML, attribute lists or unsafe URLs; `removed` collects what went, each
+    as (what a problem says, the markup as the parser met it)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.removed: list[str] = []
+        self.removed: list[tuple[str, str]] = []
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.preprocessors.deregister("html_block")
@@ -128,6 +129,8 @@ class Fragment:
 
     html: str
     removed: tuple[str, ...]
+    #: Each removal's markup as the parser met it (a tag, an attribute list, a link's address), to find it in the text.
+    markup: tuple[str, ...] = ()
 
 
 _restricted = Restricted()
@@ -154,7 +157,8 @@ def render(text: str) -> Fragment:
     _md.reset()
     _restricted.removed.clear()
     out = _md.convert(str(text))
-    removed = tuple(_restricted.removed)
+    removed = tuple(what for what, _markup in _restricted.removed)
+    markup = tuple(found for _what, found in _restricted.removed)
     clean = nh3.clean(
         out,
         tags=set(TAGS),
@@ -164,7 +168,7 @@ def render(text: str) -> Fragment:
         link_rel=None,
         strip_comments=True,
     )
-    return Fragment(clean, removed)
+    return Fragment(clean, removed, markup)
 
 
 def outline_text(text: Any) -> str:

@@ -149,6 +149,7 @@ def test_embedded_fragments_give_the_page_nothing_to_interpret() -> None:
 
 
 def test_a_removal_is_reported_where_it_was_written(tmp_path: Path) -> None:
+    """At the removed tag itself, not at the start of its text."""
     from .test_hostile import run_check
 
     project = RawProject.read(EVERY_FIELD).write(tmp_path / "p")
@@ -156,7 +157,7 @@ def test_a_removal_is_reported_where_it_was_written(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("text: The unit may rally.", "text: 'The unit may <img src=x onerror=alert(1)> rally.'"))
     code, output = run_check(project)
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "onerror" in text)
-    column = path.read_text().splitlines()[line - 1].index("'The unit") + 1
+    column = path.read_text().splitlines()[line - 1].index("<img") + 1
     assert code == 0
     assert (
         f"data/skirmish/module.yaml:{line}:{column}: warning[unsafe-markup]: special rule 'Rally' text: "

@@ -45,14 +45,23 @@ def may_carry_markup(text: str) -> bool:
     return _MARKUP_START.search(_SAFE_LINK.sub("", _RULE_LINK.sub(r"\1", text))) is not None
 
 
-def _removed(text: str) -> tuple[str, ...]:
-    """What the restricted dialect removes from `text`: Markdown is imported only for such a field."""
+#: What the dialect removed from a text, each with where it starts in the text (-1: not found as written).
+Removals = tuple[tuple[str, int], ...]
+
+
+def _removed(text: str) -> Removals:
+    """What the restricted dialect removes from `text`, and where: Markdown is imported only for such a field.
+
+    The parser reports what it removed, not where; each removal is found again in the text as the parser met it.
+    One written otherwise than the parser met it (an address with a backslash escape) is placed at the text's start.
+    """
     from ..markup import render
 
-    return render(text).removed
+    fragment = render(text)
+    return tuple((what, text.find(markup)) for what, markup in zip(fragment.removed, fragment.markup, strict=True))
 
 
-def _removed_if_any(text: str) -> tuple[str, ...]:
+def _removed_if_any(text: str) -> Removals:
     return _removed(text) if may_carry_markup(text) else ()
 
 
@@ -71,26 +80,29 @@ def check_list_markup(run: CheckRun, entry: ListEntry) -> list[Problem]:
     return unsafe_markup([(entry.army_list, entry.file)], _kept_removals(run))
 
 
-def _kept_removals(run: CheckRun) -> Callable[[str], tuple[str, ...]]:
+def _kept_removals(run: CheckRun) -> Callable[[str], Removals]:
     """What the dialect removes from a text, kept by text from the last check (`TextMemo`)."""
     return partial(run.texts.find, "markup", work=_removed_if_any)
 
 
-def unsafe_markup(roots: list[tuple[Record, str]], removed_from: Callable[[str], tuple[str, ...]] = _removed_if_any) -> list[Problem]:
+def unsafe_markup(roots: list[tuple[Record, str]], removed_from: Callable[[str], Removals] = _removed_if_any) -> list[Problem]:
     """A warning for each Markdown field under these records (each with its file) from which the restricted
-    dialect removed something."""
+    dialect removed something, at the first removal found in the text as written."""
     problems: list[Problem] = []
     for root, file in roots:
         for record, name, text in markdown_strings(root):
             removed = removed_from(text)
             if removed:
-                where = getattr(text, "loc", None) or (record.loc if record.loc.path else Location(file, 0, 0))
+                loc = getattr(text, "loc", None)
+                where = loc or (record.loc if record.loc.path else Location(file, 0, 0))
+                found = [offset for _what, offset in removed if offset >= 0]
                 problems.append(
                     warning(
                         where,
                         "unsafe-markup",
-                        f"{_label(record)} {name}: {'; '.join(dict.fromkeys(removed))} removed",
+                        f"{_label(record)} {name}: {'; '.join(dict.fromkeys(what for what, _offset in removed))} removed",
                         hint="data Markdown allows no raw HTML, no attribute lists and only http, https, mailto or relative links",
+                        offset=min(found) if found and loc else -1,
                     )
                 )
     return problems
