@@ -166,6 +166,21 @@ def test_a_removal_is_reported_where_it_was_written(tmp_path: Path) -> None:
     ), output
 
 
+def test_the_markup_check_reads_the_texts_the_resolve_stage_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Markdown text is walked once, by the resolve stage: the check finds a removal without walking again."""
+    from generator.checks import markup
+
+    def walked(root: object) -> list[object]:
+        raise AssertionError(f"walked {type(root).__name__} again")
+
+    project = RawProject.read(EVERY_FIELD).write(tmp_path / "p")
+    path = project / "data/skirmish/army-lists/rangers.yaml"
+    path.write_text(path.read_text().replace("intro: Scouts of the *outer* marches.", "intro: 'Scouts <b>of</b> the marches.'"))
+    monkeypatch.setattr(markup, "markdown_strings", walked)
+    found = [p for p in load_project(project).problems if p.code == "unsafe-markup"]
+    assert [(p.location.path, p.location.line, p.location.column) for p in found] == [("data/skirmish/army-lists/rangers.yaml", 5, 18)]
+
+
 @pytest.mark.parametrize(
     "text",
     [

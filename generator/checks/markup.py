@@ -8,7 +8,7 @@ by a character test, so a project without markup is checked without importing Ma
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 
 from ..catalogue import ListEntry
@@ -72,12 +72,12 @@ def check_unsafe_markup(run: CheckRun) -> list[Problem]:
     roots: list[tuple[Record, str]] = [(project.system, project.system_file)]
     roots += [(module, project.module_files[module.id]) for module in project.modules.values()]
     roots += [(release, release.loc.path) for release in project.releases]
-    return unsafe_markup(roots, _kept_removals(run))
+    return unsafe_markup(roots, _kept_removals(run), run.resolved.texts)
 
 
 def check_list_markup(run: CheckRun, entry: ListEntry) -> list[Problem]:
     """`unsafe_markup` of one army list."""
-    return unsafe_markup([(entry.army_list, entry.file)], _kept_removals(run))
+    return unsafe_markup([(entry.army_list, entry.file)], _kept_removals(run), run.resolved.texts)
 
 
 def _kept_removals(run: CheckRun) -> Callable[[str], Removals]:
@@ -85,12 +85,21 @@ def _kept_removals(run: CheckRun) -> Callable[[str], Removals]:
     return partial(run.texts.find, "markup", work=_removed_if_any)
 
 
-def unsafe_markup(roots: list[tuple[Record, str]], removed_from: Callable[[str], Removals] = _removed_if_any) -> list[Problem]:
+def unsafe_markup(
+    roots: list[tuple[Record, str]],
+    removed_from: Callable[[str], Removals] = _removed_if_any,
+    read: Mapping[int, tuple[tuple[Record, str, str], ...]] | None = None,
+) -> list[Problem]:
     """A warning for each Markdown field under these records (each with its file) from which the restricted
-    dialect removed something, at the first removal found in the text as written."""
+    dialect removed something, at the first removal found in the text as written.
+
+    `read`: the texts the resolve stage read under each record (`Resolved.texts`); a record's are walked here only
+    when it read none (the system's and the releases' in a project with no page to show them).
+    """
     problems: list[Problem] = []
     for root, file in roots:
-        for record, name, text in markdown_strings(root):
+        texts = read.get(id(root)) if read is not None else None
+        for record, name, text in markdown_strings(root) if texts is None else texts:
             removed = removed_from(text)
             if removed:
                 loc = getattr(text, "loc", None)

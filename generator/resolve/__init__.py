@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..catalogue import Found, Project
 from ..layout import Directive, SiteMap, build_site_map, find_directives, generated_paths, heading_ids
-from ..model import SpecialRule, slugify
+from ..model import Record, SpecialRule, slugify
 from ..points import BuiltProfile
 from ..problems import Location, Problem
 from .content import bind_directive, content_links, page_links, page_scope
@@ -46,6 +46,9 @@ class Resolved:
     pages: tuple[PageRef, ...]
     page_links: tuple[PageLink, ...]
     built: Mapping[int, BuiltProfile]
+    #: (record, field name, text) of every Markdown string under the system, each module, army list and release,
+    #: by the id of that record: read once, here, by every check of data texts.
+    texts: Mapping[int, tuple[tuple[Record, str, str], ...]]
     rule_usage: RuleUsage
     rule_bindings: Mapping[tuple[str | None, str], Found[SpecialRule] | None]
 
@@ -129,6 +132,7 @@ def resolve(project: Project, content: Mapping[str, str], content_dir: str = "co
         pages=tuple(data.pages),
         page_links=tuple(links),
         built=data.built,
+        texts=data.texts,
         rule_usage=_usage(rules),
         rule_bindings={(r.scope.key if r.scope else None, str(r.use)): r.found for r in rules},
     )

@@ -48,6 +48,8 @@ class DataBindings:
     pages: list[PageRef] = field(default_factory=list)
     page_links: list[PageLink] = field(default_factory=list)
     built: dict[int, BuiltProfile] = field(default_factory=dict)
+    #: (record, field name, text) of every Markdown string under each record whose texts were read, by its id.
+    texts: dict[int, tuple[tuple[Record, str, str], ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -73,7 +75,8 @@ class Binder:
     def texts(self, root: Record, scope: Scope | None, page: str) -> None:
         """[[Rule]] links and links to pages in every Markdown field under a record, as the model declares
         them (`markdown=True`): a field added to the model is read here without a line more."""
-        for owner, _name, text in markdown_strings(root):
+        found = self.out.texts[id(root)] = tuple(markdown_strings(root))
+        for owner, _name, text in found:
             where = at(text, owner)
             if "[[" in text:  # most texts have none: found without the regular expression
                 for match in RULE_LINK.finditer(text):
