@@ -32,6 +32,7 @@ from yaml.nodes import ScalarNode
 
 from . import cache
 from .problems import Location, Problem, Severity, error, located, position, yaml_error_at
+from .untrusted import SAFE_LOADER
 
 #: The largest data file we read, in bytes. Larger ones are refused with a located error.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -163,8 +164,6 @@ _PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _PLAIN_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]|-?(?:0|[1-9][0-9]*)\.0")
 _PLAIN_BOOL = re.compile(r"true|false|True|False|TRUE|FALSE")
 
-#: libyaml's C parser when PyYAML has it (ten times faster); the pure-Python one otherwise.
-FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESOLVER: Any = yaml.SafeLoader("")
 #: The safe loader's implicit types (null, bool, int, float, timestamp, merge...) by the first
 #: character a plain scalar must start with to be one; it has no path or catch-all resolvers, so
@@ -220,7 +219,7 @@ class _Builder:
 
     def document(self, text: str) -> tuple[Any, Location] | None:
         """The text's one document and where it starts; None for a text with no document."""
-        loader = FAST_LOADER(text)
+        loader = SAFE_LOADER(text)
         self._next = loader.get_event
         try:
             return self._document()
@@ -572,7 +571,7 @@ def _refused(exc: BaseException, rel: str, text: str) -> Problem:
         return _invalid_yaml(exc, rel, text)
     if isinstance(exc, yaml.reader.ReaderError):
         # libyaml counts the position in UTF-8 bytes; editors count characters.
-        at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if FAST_LOADER is not yaml.SafeLoader else exc.position
+        at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if SAFE_LOADER is not yaml.SafeLoader else exc.position
         return _control(rel, text, min(at, len(text) - 1), "character")
     if isinstance(exc, RecursionError):
         return error(Location(rel, 1, 1), "too-deep", f"data nests deeper than {MAX_DEPTH} levels")

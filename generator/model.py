@@ -20,6 +20,7 @@ from typing import Any, Literal
 import yaml
 
 from .problems import Location
+from .untrusted import SAFE_LOADER
 
 NOWHERE = Location("", 0, 0)
 
@@ -154,9 +155,7 @@ class LandingPages(Record):
 
 
 #: The generator's own words in English, shipped as data (`generator/labels.yaml`), not code.
-DEFAULT_LABELS: dict[str, str] = yaml.load(  # a safe loader: libyaml's when PyYAML has it
-    Path(__file__).with_name("labels.yaml").read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-)
+DEFAULT_LABELS: dict[str, str] = yaml.load(Path(__file__).with_name("labels.yaml").read_text(encoding="utf-8"), Loader=SAFE_LOADER)
 
 
 def label(key: str, what: str, example: str) -> Any:

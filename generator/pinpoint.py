@@ -13,8 +13,8 @@ from pathlib import Path
 
 import yaml
 
-from .loader import FAST_LOADER
 from .problems import Location, Problem, position
+from .untrusted import SAFE_LOADER
 
 _SPACE = " \t\r\n"
 _BLOCK = "|>"
@@ -44,7 +44,7 @@ def pinpoint(root: Path, problems: list[Problem]) -> list[Problem]:
 def _scalars(text: str) -> dict[tuple[int, int], str]:
     """Each scalar's value by the (line, column) it is written at, as the loader locates it."""
     found: dict[tuple[int, int], str] = {}
-    for event in yaml.parse(text, Loader=FAST_LOADER):
+    for event in yaml.parse(text, Loader=SAFE_LOADER):
         mark = event.start_mark
         if isinstance(event, yaml.ScalarEvent) and mark is not None:
             found[mark.line + 1, mark.column + 1] = event.value

@@ -28,6 +28,7 @@ import yaml
 from . import cache as cache_memo
 from .problems import Location, Problem, error, unreadable_project
 from .project_config import content_folder, load_config
+from .untrusted import SAFE_LOADER
 
 if TYPE_CHECKING:  # the rest of the pipeline is imported where it runs: a build of an unchanged project needs none of it
     from .incremental import PageCache
@@ -192,9 +193,8 @@ def page_meta(generated: Generated, page: str, options: Options) -> dict[str, An
     return {}
 
 
-#: libyaml's loader and emitter where PyYAML has them, as for the engine config: a page's front matter
-#: reads and writes the same, several times faster.
-_FrontLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: libyaml's emitter where PyYAML has it, as for the engine config: a page's front matter is written the
+#: same, several times faster (and read with libyaml's loader, `SAFE_LOADER`).
 _FrontDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
@@ -207,7 +207,7 @@ def with_meta(text: str, meta: dict[str, Any]) -> str:
     body = text
     match = _FRONT_MATTER.match(text)
     if match:
-        loaded = yaml.load(match[1], Loader=_FrontLoader)
+        loaded = yaml.load(match[1], Loader=SAFE_LOADER)
         front = dict(loaded) if isinstance(loaded, dict) else {}
         body = text[match.end() :]
     for key, value in meta.items():

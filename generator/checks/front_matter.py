@@ -13,11 +13,11 @@ from collections.abc import Iterator
 import yaml
 
 from ..problems import Location, Problem, error, shortened, yaml_error_at
+from ..untrusted import SAFE_LOADER
 from .base import CheckRun
 
 #: MkDocs' own pattern: the block opens the page and ends at '---' or '...'.
 FRONT_MATTER = re.compile(r"-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FRONT_UNSAFE = frozenset('<>"')
 _HINT = "write it as 'key: value' lines, or remove the block"
 
@@ -29,7 +29,7 @@ def check_front_matter(run: CheckRun) -> Iterator[Problem]:
             continue
         path = f"{run.resolved.content_dir}/{page}.md"
         try:
-            settings = yaml.load(match[1], Loader=_Loader)
+            settings = yaml.load(match[1], Loader=SAFE_LOADER)
         except yaml.MarkedYAMLError as exc:
             where, what = yaml_error_at(exc, path, first_line=2)
             yield error(where, "front-matter", f"the page's front matter is not valid YAML: {what}", _HINT)
@@ -49,7 +49,7 @@ def front_matter_values(path: str, block: str, first_line: int) -> Iterator[Prob
     """Front-matter texts the theme would write into the page unescaped (`title`, `description`)."""
     if not _FRONT_UNSAFE & set(block):
         return
-    pending = [yaml.compose(block, Loader=_Loader)]
+    pending = [yaml.compose(block, Loader=SAFE_LOADER)]
     while pending:
         node = pending.pop()
         if isinstance(node, yaml.MappingNode):
