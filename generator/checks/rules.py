@@ -108,11 +108,20 @@ def _arity(project: Project, ref: RuleRef) -> Iterator[Problem]:
     rule, parsed, name, where = ref.found.item, ref.parsed, ref.owner, ref.where
     if rule.parameter and parsed.value is None and not rule.parameter_optional:
         message = f"{name} uses '{rule.name}' without a value; the rule is {project.rule_title(rule)}"
-        yield error(where, "rule-arity", message, f"write '{project.use_text(rule.name, 'value')}'")
+        yield error(where, "rule-arity", message, _with_a_value(project, rule))
     elif not rule.parameter and parsed.value is not None:
         yield error(where, "rule-arity", f"{name} gives '{rule.name}' a value ({parsed.value}), but the rule takes none")
     elif rule.parameter and parsed.value is not None and rule.values and parsed.value not in (rule.parameter, UNSTATED):
         yield from _value_form(project, rule, parsed.value, name, ref)
+
+
+def _with_a_value(project: Project, rule: SpecialRule) -> str:
+    """How to write a rule with its value: an example of the first form it takes, or its parameter to replace."""
+    forms = project.system.value_forms
+    example = next((forms[f].example for f in rule.values if f in forms and forms[f].example), None)
+    if example:
+        return f"write it with a value, like '{project.use_text(rule.name, example)}'"
+    return f"write '{project.use_text(rule.name, rule.parameter)}' with a value in place of {rule.parameter}"
 
 
 def _value_form(project: Project, rule: SpecialRule, value: str, name: str, ref: RuleRef) -> Iterator[Problem]:
