@@ -351,9 +351,10 @@ class Builder:
 
     def record(self, cls: type[Record], raw: Any, loc: Location, path: str) -> Any:
         """A record from a mapping: unknown keys reported, each field built, a required one failing it."""
-        if not isinstance(raw, YMap):
-            return self.fail(loc_of(raw, loc), "type", f"{path or cls.__name__} must be a mapping, not {_kind(raw)}", path)
         fields, keys = _plan(cls)
+        if not isinstance(raw, YMap):
+            hint = f"its keys ({cls.__name__} in the data reference): {', '.join(f.key for f in fields)}"
+            return self.fail(loc_of(raw, loc), "type", f"{path or cls.__name__} must be a mapping, not {_kind(raw)}", path, hint)
         if not keys.issuperset(raw):
             self.unknown_keys(cls, raw, keys, path)
         values: dict[str, Any] = {"loc": raw.loc}
