@@ -37,9 +37,9 @@ def main() -> int:
 
     run_apart = cli.run_apart
 
-    def measured(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> Any:
+    def measured(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None, output: Any = None) -> Any:
         c0 = _own_cpu()
-        child = run_apart(command, argv, env, cwd)
+        child = run_apart(command, argv, env, cwd, output)
         parts.append({"kind": "shared imports", "cpu_s": _own_cpu() - c0, "code": 0})  # and the fork itself
         wait = child.wait
 

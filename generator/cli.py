@@ -289,11 +289,12 @@ class Forked:
     libraries this process imported are not imported again, yet the step's memory still goes back to the
     system when it ends."""
 
-    def __init__(self, command: str, argv: list[str], cwd: Path | None, env: dict[str, str]) -> None:
+    def __init__(self, command: str, argv: list[str], cwd: Path | None, env: dict[str, str], output: IO[bytes] | None = None) -> None:
         import multiprocessing
 
         self.args = [command, *argv]
-        self._process = multiprocessing.get_context("fork").Process(target=_run_command, args=(command, argv, cwd, env))
+        fork = multiprocessing.get_context("fork")
+        self._process = fork.Process(target=_run_command, args=(command, argv, cwd, env, output.fileno() if output else None))
         self._process.start()
 
     def poll(self) -> int | None:
@@ -312,8 +313,15 @@ class Forked:
         self._process.kill()
 
 
-def _run_command(command: str, argv: list[str], cwd: Path | None, env: dict[str, str]) -> None:
-    """In the forked child: the command's entry point on ARGV, in the environment the parent chose."""
+def _run_command(command: str, argv: list[str], cwd: Path | None, env: dict[str, str], output: int | None) -> None:
+    """In the forked child: the command's entry point on ARGV, in the environment the parent chose; its
+    standard output and error go to the file `output` when the parent gave one."""
+    if output is not None:  # both what Python prints and what an engine's own code writes to the descriptors
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        sys.stdout = sys.stderr = open(output, "w", encoding="utf-8", buffering=1, closefd=False)  # noqa: SIM115 (the step's for life)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, signal.SIG_DFL)  # not the parent's handlers: a signal ends the step at once
     if cwd is not None:
@@ -325,17 +333,19 @@ def _run_command(command: str, argv: list[str], cwd: Path | None, env: dict[str,
     sys.exit(getattr(importlib.import_module(module), function)(argv))
 
 
-def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> Child:
+def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None, output: IO[bytes] | None = None) -> Child:
     """Start COMMAND (an entry point, `module:function`, called with ARGV) in a process of its own: forked
     where the system forks safely (Linux; macOS's system libraries may not survive a fork), else in a new
-    interpreter."""
+    interpreter. `output`: a file that takes what it prints, instead of this process's output."""
     if sys.platform.startswith("linux"):
         for library in SHARED_LIBRARIES:
             importlib.import_module(library)
-        return Forked(command, argv, cwd, env)
+        return Forked(command, argv, cwd, env, output)
     module, _, function = command.partition(":")
     code = f"import sys; from {module} import {function}; sys.exit({function}(sys.argv[1:]))"
-    return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env)
+    if output is None:
+        return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env)
+    return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -384,12 +394,13 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
         if code != 0:
             print(failed, file=sys.stderr)
             return EXIT_USAGE if code == EXIT_USAGE else EXIT_PROBLEMS
-        process = run_apart(
-            ENGINE_COMMANDS[args.engine], engine_arguments("build", work / "mkdocs.yml", *_engine_flags(args)), env, cwd=work
-        )
-        if process.wait() != 0 or not built.is_dir():
-            print(failed, file=sys.stderr)
-            return EXIT_PROBLEMS
+        with _held_output(args) as held:
+            command = engine_arguments("build", work / "mkdocs.yml", *_engine_flags(args))
+            process = run_apart(ENGINE_COMMANDS[args.engine], command, env, cwd=work, output=held)
+            if process.wait() != 0 or not built.is_dir():
+                _show(held)
+                print(failed, file=sys.stderr)
+                return EXIT_PROBLEMS
         try:
             context = BuildContext(root, args.engine, follow_outside_links=args.follow_outside_links, search_file=entries)
             run(built, context)
@@ -403,6 +414,23 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
         for s, handler in previous.items():
             signal.signal(s, handler)
         stop_process(process, timeout=30)
+
+
+@contextlib.contextmanager
+def _held_output(args: argparse.Namespace) -> Iterator[IO[bytes] | None]:
+    """With `--quiet`, a file that holds what an engine without a quiet option (Zensical) prints: shown
+    only if its build fails, as MkDocs' `--quiet` shows only errors. None otherwise: it prints as it goes."""
+    if not (args.quiet and args.engine == "zensical"):
+        yield None
+        return
+    with tempfile.TemporaryFile() as held:
+        yield held
+
+
+def _show(held: IO[bytes] | None) -> None:
+    if held is not None:
+        held.seek(0)
+        sys.stderr.write(held.read().decode("utf-8", "replace"))
 
 
 def _snapshot(root: Path, folders: Sequence[str]) -> dict[str, float]:

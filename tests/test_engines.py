@@ -23,6 +23,7 @@ import urllib.request
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -357,8 +358,8 @@ def test_forked_and_new_interpreter_steps_build_the_same_site(tmp_path: Path, mo
     started: list[str] = []
     run_apart = cli.run_apart
 
-    def recorded(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> cli.Child:
-        child = run_apart(command, argv, env, cwd)
+    def recorded(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None, output: Any = None) -> cli.Child:
+        child = run_apart(command, argv, env, cwd, output)
         started.append(type(child).__name__)
         return child
 
@@ -377,6 +378,40 @@ def test_forked_and_new_interpreter_steps_build_the_same_site(tmp_path: Path, mo
         monkeypatch.setattr(sys, "platform", platform)
         assert cli.main(["-C", str(broken), "build", "--quiet", "--site-dir", str(tmp_path / f"broken-{platform}")]) == 1
         assert not (tmp_path / f"broken-{platform}").exists()
+
+
+def engine_that_fails(argv: list[str]) -> int:
+    """An engine whose build fails, saying why on both outputs (run by `cadence build` as Zensical's command)."""
+    print("engine: building")
+    print("engine: the theme is missing", file=sys.stderr)
+    return 1
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin"])
+def test_quiet_holds_back_what_zensical_prints_unless_its_build_fails(
+    platform: str, tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Zensical has no `--quiet`: `cadence build --quiet` keeps what it prints and shows it only when its build
+    fails, forked (Linux) or in a new interpreter (elsewhere)."""
+    monkeypatch.setattr(sys, "platform", platform)
+
+    def build(*extra: str) -> tuple[int, str, str]:
+        code = cli.main(["-C", str(MINI), "build", "--engine", "zensical", "--site-dir", str(tmp_path / "site"), *extra])
+        out, err = capfd.readouterr()
+        return code, out, err
+
+    assert build("--quiet") == (0, "", "")
+    code, out, _err = build()
+    assert code == 0 and "Build finished" in out
+    monkeypatch.setitem(cli.ENGINE_COMMANDS, "zensical", f"{__name__}:engine_that_fails")
+    monkeypatch.setenv("PYTHONPATH", str(REPO))  # a new interpreter, in the staging folder, finds it too
+    code, out, err = build("--quiet")
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "engine: building",
+        "engine: the theme is missing",
+        "cadence: build failed; the previous site was left as it was",
+    ]
 
 
 def test_builds_of_a_project_stage_in_one_kept_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
