@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ..catalogue import ListEntry
 from ..loader import loc_of
-from ..model import Module, slugify
+from ..model import Module, Range, slugify
 from ..paths import is_safe
 from ..problems import Problem, closest, did_you_mean, error
 from .base import CheckRun
@@ -75,13 +75,21 @@ def check_categories(run: CheckRun) -> Iterator[Problem]:
         if ref.target is not None or ref.module.army_building is None:
             continue
         ids = [c.id for c in ref.module.army_building.categories]
-        if ref.counts_as:
+        if ref.role == "counts_as":
             message = f"category '{ref.owner}' counts as unknown category '{ref.name}'"
+        elif ref.role == "game_size":
+            message = f"{ref.owner} counts the units of category '{ref.name}', which {ref.module.title} does not define"
         else:
             message = f"{ref.owner} is in category '{ref.name}', which {ref.module.title} does not define"
         yield error(ref.where, "unknown-category", message, did_you_mean(ref.name, ids))
     for module in run.project.modules.values():
         yield from _shares(module)
+
+
+def _backwards(units: Range | None, owner: str) -> Iterator[Problem]:
+    """A number of units whose least is more than its most."""
+    if units is not None and units.min is not None and units.max is not None and units.min > units.max:
+        yield error(units.loc, "range", f"{owner}: an army's units of it run from {units.min} down to {units.max}")
 
 
 def _shares(module: Module) -> Iterator[Problem]:
@@ -91,9 +99,10 @@ def _shares(module: Module) -> Iterator[Problem]:
         if category.min_share is not None and category.max_share is not None and category.min_share > category.max_share:
             message = f"category '{category.id}' needs at least {category.min_share}% but allows at most {category.max_share}%"
             yield error(category.loc, "share", message)
-        units = category.units
-        if units is not None and units.min is not None and units.max is not None and units.min > units.max:
-            yield error(units.loc, "range", f"category '{category.id}': an army's units of it run from {units.min} down to {units.max}")
+        yield from _backwards(category.units, f"category '{category.id}'")
+    for size in module.army_building.game_sizes:
+        for category_id, units in size.category_units.items():
+            yield from _backwards(units, f"game size '{size.name}', category '{category_id}'")
     minimum = sum(c.min_share or 0 for c in module.army_building.categories)
     if minimum > 100:
         yield error(module.army_building.loc, "share", f"the categories' least shares add up to {minimum}%, more than a whole army")

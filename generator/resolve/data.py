@@ -133,13 +133,17 @@ class Binder:
                 if category.counts_as:
                     target = ids.get(category.counts_as)
                     where = at(category.counts_as, category)
-                    self.out.categories.append(CategoryRef(category.counts_as, where, category.id, module, target, counts_as=True))
+                    self.out.categories.append(CategoryRef(category.counts_as, where, category.id, module, target, "counts_as"))
 
     def game_sizes(self, module: Module, scope: Scope, page: str) -> None:
-        """The special rules a game size keeps out of an army or limits, named in the module's scope."""
+        """The categories whose units a game size counts, and the special rules it keeps out of an army or
+        limits, named in the module's scope."""
         assert module.army_building is not None
+        ids = {c.id: c for c in module.army_building.categories}
         for size in module.army_building.game_sizes:
             where = f"game size '{size.name}'"
+            for category in size.category_units:
+                self.out.categories.append(CategoryRef(category, at(category, size), where, module, ids.get(category), "game_size"))
             self.rule_names(size.excluded_rules, scope, size, where, page)
             for ratio in size.rule_ratios:
                 self.rule_names((ratio.rule, *ratio.without), scope, ratio, where, page)

@@ -7,6 +7,7 @@ the scope it was looked up in); the renderer only ever reads references that did
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ..catalogue import Found, RuleUse, Scope
 from ..layout import Directive
@@ -64,14 +65,15 @@ class ModelRef:
 
 @dataclass(frozen=True)
 class CategoryRef:
-    """A unit's category, or a category's `counts_as`, in the categories of its module."""
+    """A category named in data, in the categories of its module: a unit's `category`, a category's `counts_as`
+    or a key of a game size's `category_units` (`role`)."""
 
     name: str
     where: Location
     owner: str
     module: Module
     target: Category | None
-    counts_as: bool = False
+    role: Literal["unit", "counts_as", "game_size"] = "unit"
 
 
 @dataclass(frozen=True)
