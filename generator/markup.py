@@ -33,16 +33,10 @@ from markdown.inlinepatterns import HTML_RE, InlineProcessor
 from markdown.treeprocessors import Treeprocessor
 
 from .problems import shortened
-from .untrusted import ATTR_LIST, URL_SCHEMES, url_allowed
+from .untrusted import ADMONITIONS, ATTR_LIST, URL_SCHEMES, url_allowed
 
 TAGS = frozenset({"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "a", "img", "div"})
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}}
-#: The call-out kinds Material draws (`!!! warning`); any other class a call-out would carry is dropped.
-ADMONITIONS = frozenset({
-    "note", "abstract", "summary", "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done", "question",
-    "help", "faq", "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error", "bug", "example", "quote",
-    "cite"
-})  # fmt: skip
 CLASSES = {"div": {"admonition", *ADMONITIONS}, "p": {"admonition-title"}}
 
 _ATTR_TOKEN = re.compile(r"^(?:[#.][^ =}]+|[^ =}]+=.*)$")

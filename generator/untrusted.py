@@ -20,6 +20,14 @@ from typing import Any
 
 import yaml
 
+#: The call-out kinds Material draws (`!!! warning`): a data section may be one of them (checked), and any other
+#: class a call-out in data Markdown would carry is dropped.
+ADMONITIONS = frozenset({
+    "note", "abstract", "summary", "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done", "question",
+    "help", "faq", "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error", "bug", "example", "quote",
+    "cite"
+})  # fmt: skip
+
 #: libyaml's C loader where PyYAML has it (ten times faster), the pure-Python safe loader otherwise.
 SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -188,6 +188,9 @@ class Binder:
         if composition:
             if composition.per_unit:
                 self.name("units", composition.per_unit.unit, scope, composition.per_unit, "unit", where)
+            if composition.per_army:
+                for other in composition.per_army.shared_with:
+                    self.name("units", other, scope, composition.per_army, "unit", where)
             for limit in composition.limits:
                 self.model_of(unit, limit.model, limit, f"{where} limits model '{limit.model}'")
         if unit.weapons:
