@@ -133,7 +133,7 @@ class Column(Record):
     key: str = field(metadata=doc("The key used in profiles, e.g. 'mov'.", slug=True))
     label: str = field(metadata=doc("The column header, e.g. 'Mov'."))
     name: str = field(default="", metadata=doc("The attribute's full name, e.g. 'Movement'."))
-    forms: tuple[str, ...] = field(metadata=doc("Names of the value forms this column accepts."))
+    forms: tuple[str, ...] = field(metadata=doc("Names of the value forms this column accepts; a column with none takes any value."))
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

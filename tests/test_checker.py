@@ -56,6 +56,29 @@ def test_each_planted_mistake_is_reported_exactly(index: int, tmp_path: Path) ->
     assert all("Traceback" not in line for line in lines)
 
 
+@pytest.mark.parametrize(
+    ("file", "find", "replace", "expect"),
+    [
+        ("data/system.yaml", "forms: [target]}", "forms: [targt]}", "data/system.yaml:12:53: error[unknown-form]"),
+        (
+            "data/core/module.yaml",
+            "values: [number], kind: unit",
+            "values: [numbr], kind: unit",
+            "data/core/module.yaml:9:51: error[unknown-form]",
+        ),
+        ("data/core/module.yaml", "{name: Flying, kind: unit,", "{name: Flying, kind: unti,", "data/core/module.yaml:10:28: error[value]"),
+    ],
+    ids=["column form", "rule form", "rule kind"],
+)
+def test_a_slip_in_a_declaration_is_one_problem_not_one_per_use(file: str, find: str, replace: str, expect: str, tmp_path: Path) -> None:
+    """A column or rule naming a value form, or a rule a kind, the system does not declare is reported there, once:
+    the values and uses it would judge are not each reported again: they are judged by the declared forms only."""
+    project = copy_project(MINI, tmp_path / "mini")
+    plant(project, {"file": file, "find": find, "replace": replace})
+    lines = [str(p) for p in load_project(project).problems]
+    assert len(lines) == 1 and lines[0].startswith(expect), "\n".join(lines)
+
+
 def _dump(cases: list[dict[str, Any]]) -> str:
     header = "".join(line + "\n" for line in CASES_FILE.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
     return header + yaml.safe_dump(cases, sort_keys=False, allow_unicode=False, width=200)

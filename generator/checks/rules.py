@@ -89,7 +89,8 @@ def _content_link(ref: RuleRef) -> Iterator[Problem]:
 def _use(project: Project, ref: RuleRef) -> Iterator[Problem]:
     assert ref.found is not None
     rule, parsed, name, where = ref.found.item, ref.parsed, ref.owner, ref.where
-    if ref.kind is not None and ref.kind in project.system.rule_kinds and rule.kind != ref.kind:
+    kinds = project.system.rule_kinds  # a rule of a kind the system does not declare is reported once, at the rule
+    if ref.kind is not None and ref.kind in kinds and rule.kind in kinds and rule.kind != ref.kind:
         yield warning(where, "rule-kind", f"{name} uses '{rule.name}', which is a {rule.kind} rule, not a {ref.kind} rule")
     if parsed.name not in (rule.name, *rule.aliases):
         yield error(
@@ -125,14 +126,17 @@ def _with_a_value(project: Project, rule: SpecialRule) -> str:
 
 
 def _value_form(project: Project, rule: SpecialRule, value: str, name: str, ref: RuleRef) -> Iterator[Problem]:
+    """A value in one of the forms the rule takes; any value when it names no form the system declares (a form it
+    does not declare is `unknown-form`, once, at the rule)."""
     forms = project.system.value_forms
-    if any(f in forms and _fullmatch(forms[f].pattern, value) for f in rule.values):
+    known = [f for f in rule.values if f in forms]
+    if not known or any(_fullmatch(forms[f].pattern, value) for f in known):
         return
-    examples = " or ".join(forms[f].example for f in rule.values if f in forms and forms[f].example)
+    examples = " or ".join(forms[f].example for f in known if forms[f].example)
     yield error(
         ref.where,
         "value-form",
-        f"{name} gives '{rule.name}' the value {value!r}, which is not written as {' or '.join(rule.values)}",
+        f"{name} gives '{rule.name}' the value {value!r}, which is not written as {' or '.join(known)}",
         f"write it like {project.use_text(rule.name, examples)}" if examples else "",
     )
 
