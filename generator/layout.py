@@ -127,6 +127,8 @@ class PagePlan:
     page: str
     ids: dict[tuple[int, str], str] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    #: Sections given an anchor another section of the page was given first: (that section, the first).
+    clashes: list[tuple[Section, Section]] = field(default_factory=list)
 
     def take(self, key: tuple[int, str], name: str, explicit: str | None = None) -> str:
         anchor = explicit or unique(slugify(name) or "section", self.used)
@@ -202,10 +204,14 @@ def plan_list_page(entry: ListEntry, terms: dict[str, str]) -> PagePlan:
     """Give every heading and row of an army-list page its id, in page order."""
     army_list = entry.army_list
     plan = PagePlan(entry.page)
+    given: dict[str, Section] = {}
     for section in walk_sections(army_list.sections):
-        for explicit in (section.anchor, getattr(section.block, "anchor", None)):
-            if explicit:
-                plan.used.add(explicit)
+        explicit = section.anchor or getattr(section.block, "anchor", None)
+        if explicit in given:
+            plan.clashes.append((section, given[explicit]))
+        elif explicit:
+            given[explicit] = section
+    plan.used.update(given)
     plan.take((id(army_list), "title"), army_list.title or army_list.name)
     _plan_sections(plan, army_list, army_list.sections, terms)
     return plan

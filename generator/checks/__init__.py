@@ -97,6 +97,7 @@ CHECKS: tuple[Check, ...] = (
         ("unknown-list", "too-large", "section", "duplicate", "range", "empty-option", "unknown-section"),
     ),
     Check(army_lists.check_footnotes, ("footnote",)),
+    Check(army_lists.check_anchors, ("duplicate",)),
     Check(army_lists.check_names, UNKNOWN_NAMES),
     Check(per_army_list(budgets.check_budgets), ("budget", "category-share", "required-category")),
     Check(built_models.check_built_models, ("points", "profile", "rules")),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ..catalogue import ListEntry, Project, Scope, walk_sections
 from ..model import ArmyList, Record, Section, Unit, slugify
-from ..problems import Problem, closest, did_you_mean, error
+from ..problems import Location, Problem, closest, did_you_mean, error
 from ..untrusted import ADMONITIONS
 from .base import CheckRun, at, scope_names
 
@@ -22,6 +22,24 @@ def check_army_lists(run: CheckRun) -> Iterator[Problem]:
         names: dict[str, dict[str, Record]] = defaultdict(dict)
         for section in walk_sections(entry.army_list.sections):
             yield from _section(entry.army_list, section, names)
+
+
+def check_anchors(run: CheckRun) -> Iterator[Problem]:
+    """Each anchor an army list gives is given once on its page: a link to the second would reach the first."""
+    for plan in run.resolved.site_map.plans.values():
+        for section, first in plan.clashes:
+            anchor, where = _anchor_given(section)
+            message = f"section '{section.title}' has the anchor '{anchor}', which section '{first.title}' has already"
+            yield error(
+                where, "duplicate", f"{message} (line {_anchor_given(first)[1].line})", "give each section of a page its own anchor"
+            )
+
+
+def _anchor_given(section: Section) -> tuple[str, Location]:
+    """The anchor a section's data gives it (its own, else its block's) and where it is written."""
+    owner: Record = section if section.anchor else section.block
+    anchor = section.anchor or getattr(owner, "anchor", None) or ""
+    return anchor, at(anchor, owner)
 
 
 def _list(project: Project, entry: ListEntry) -> Iterator[Problem]:
