@@ -55,6 +55,14 @@ def _list(project: Project, entry: ListEntry) -> Iterator[Problem]:
         yield error(army_list.loc, "too-large", message, "split it into several lists")
 
 
+def _two_anchors(section: Section) -> Iterator[Problem]:
+    """A section and its block both given an anchor, differently: one heading takes one, and the block's was dropped."""
+    own, block = section.anchor, getattr(section.block, "anchor", None)
+    if own and block and own != block:
+        message = f"section '{section.title}' is given the anchor '{own}', and its block the anchor '{block}'; the heading takes '{own}'"
+        yield error(at(block, section.block), "section", message, "give the anchor once, on the section or on its block")
+
+
 def _call_out(section: Section) -> Iterator[Problem]:
     """A section shown as a call-out of a kind the theme draws: another kind would be drawn as a plain note."""
     kind = section.admonition
@@ -79,6 +87,7 @@ def _section(army_list: ArmyList, section: Section, names: dict[str, dict[str, R
     if section.unit is not None:
         yield from _unit_shape(section.unit)
     yield from _call_out(section)
+    yield from _two_anchors(section)
     summary = section.profile_summary
     if summary is not None and summary.of is not None and not any(s.title == summary.of for s in walk_sections(army_list.sections)):
         yield error(
