@@ -88,7 +88,7 @@ CHECKS: tuple[Check, ...] = (
     Check(rules.check_rule_definitions, ("duplicate", "value", "rule-name", "rules-not-shown")),
     Check(rules.check_rule_uses, ("unknown-rule", "rule-kind", "rule-name", "rule-arity", "value-form")),
     Check(over_project(path_problems), ("unsafe-path",)),
-    Check(modules.check_module_pages, ("missing-page",)),
+    Check(modules.check_module_pages, ("missing-page", "duplicate")),
     Check(modules.check_module_tables, ("duplicate",)),
     Check(modules.check_categories, ("unknown-category", "share", "range")),
     Check(tables.check_tables, ("table-row", "dice", "roll", "roll-range", "roll-overlap", "roll-gap")),

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from ..catalogue import ListEntry
+from ..catalogue import ListEntry, Project
 from ..loader import loc_of
 from ..model import Module, Range, slugify
 from ..paths import is_safe
-from ..problems import Problem, closest, did_you_mean, error
+from ..problems import Location, Problem, closest, did_you_mean, error
 from .base import CheckRun
 
 
@@ -27,6 +27,27 @@ def check_module_pages(run: CheckRun) -> Iterator[Problem]:
         else:
             message = f"erratum points at page '{ref.path}', which does not exist"
         yield error(ref.where, "missing-page", message, did_you_mean(ref.path, pages))
+    yield from _listed_twice(run.project)
+
+
+def _listed_twice(project: Project) -> Iterator[Problem]:
+    """A page listed twice: by one module (its menu would show the page twice), or by two (the page is read in the
+    first one's rules only, and the second's menu leads into the first's)."""
+    first: dict[str, tuple[Module, Location]] = {}
+    for module in project.modules.values():
+        for path in module.pages:
+            where = loc_of(path, module.loc)
+            if path not in first:
+                first[path] = (module, where)
+                continue
+            owner, earlier = first[path]
+            if owner is module:
+                place = f"column {earlier.column} of this line" if earlier.line == where.line else f"line {earlier.line}"
+                message = f"module '{module.id}' lists page '{path}' a second time (first at {place})"
+                yield error(where, "duplicate", message, "list each page once: the menu shows it once per listing")
+            else:
+                message = f"module '{module.id}' lists page '{path}', which module '{owner.id}' lists already ({earlier})"
+                yield error(where, "duplicate", message, "a page belongs to one module, whose rules its links are read in: list it once")
 
 
 def _misplaced_list(run: CheckRun, path: str, entry: ListEntry) -> Problem:
