@@ -91,7 +91,7 @@ def check_module_tables(run: CheckRun) -> Iterator[Problem]:
 
 
 def check_categories(run: CheckRun) -> Iterator[Problem]:
-    """Categories that name one another exist; shares are possible alone and together."""
+    """Categories that name one another exist; shares are possible alone and together; reinforcements arrive in time."""
     for ref in run.resolved.categories:
         if ref.target is not None or ref.module.army_building is None:
             continue
@@ -105,6 +105,15 @@ def check_categories(run: CheckRun) -> Iterator[Problem]:
         yield error(ref.where, "unknown-category", message, did_you_mean(ref.name, ids))
     for module in run.project.modules.values():
         yield from _shares(module)
+        yield from _late_reinforcements(module)
+
+
+def _late_reinforcements(module: Module) -> Iterator[Problem]:
+    """Reinforcements that may arrive only after a game's last round: they never arrive."""
+    arriving = module.army_building.reinforcements if module.army_building else None
+    if arriving and arriving.from_round is not None and module.rounds is not None and arriving.from_round > module.rounds:
+        message = f"{arriving.name} arrive from round {arriving.from_round}, but a game of {module.title} lasts {module.rounds} rounds"
+        yield error(loc_of(arriving.from_round, arriving.loc), "range", message)
 
 
 def _backwards(units: Range | None, owner: str) -> Iterator[Problem]:
