@@ -564,6 +564,12 @@ class Range(Record):
 
     min: int | None = field(default=None, metadata=doc("Least.", least=0))
     max: int | None = field(default=None, metadata=doc("Most.", least=0))
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class ArmyLimit(Range):
+    """How many of a unit an army may take, alone or with other units counted against the same limit."""
+
     shared_with: tuple[str, ...] = field(default=(), metadata=doc("Other units counted against the same limit."))
 
 
@@ -896,7 +902,7 @@ class Composition(Record):
     text: str = field(default="", metadata=doc("The composition, in words (Markdown).", markdown=True))
     heading: str | None = field(default=None, metadata=doc("Sub-heading, when not the module's term.", example="Unit Composition"))
     models: Range | None = field(default=None, metadata=doc("Models in the unit."))
-    per_army: Range | None = field(default=None, metadata=doc("Limit of this unit per army."))
+    per_army: ArmyLimit | None = field(default=None, metadata=doc("Limit of this unit per army."))
     per_unit: PerUnit | None = field(default=None, metadata=doc("One of this unit for every such unit."))
     limits: tuple[ModelLimit, ...] = field(default=(), metadata=doc("Most of a given model in the unit."))
     taken_in: int | None = field(default=None, metadata=doc("The unit is always taken in groups of this many.", least=1))

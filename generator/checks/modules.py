@@ -31,23 +31,17 @@ def check_module_pages(run: CheckRun) -> Iterator[Problem]:
 
 
 def _listed_twice(project: Project) -> Iterator[Problem]:
-    """A page listed twice: by one module (its menu would show the page twice), or by two (the page is read in the
-    first one's rules only, and the second's menu leads into the first's)."""
-    first: dict[str, tuple[Module, Location]] = {}
+    """A page one module lists more than once: its menu would show the page once per listing. (Two modules may
+    both list a page: it is read in the first one's rules, and shown in both menus.)"""
     for module in project.modules.values():
+        first: dict[str, Location] = {}
         for path in module.pages:
             where = loc_of(path, module.loc)
-            if path not in first:
-                first[path] = (module, where)
-                continue
-            owner, earlier = first[path]
-            if owner is module:
+            earlier = first.setdefault(path, where)
+            if earlier is not where:
                 place = f"column {earlier.column} of this line" if earlier.line == where.line else f"line {earlier.line}"
                 message = f"module '{module.id}' lists page '{path}' a second time (first at {place})"
                 yield error(where, "duplicate", message, "list each page once: the menu shows it once per listing")
-            else:
-                message = f"module '{module.id}' lists page '{path}', which module '{owner.id}' lists already ({earlier})"
-                yield error(where, "duplicate", message, "a page belongs to one module, whose rules its links are read in: list it once")
 
 
 def _misplaced_list(run: CheckRun, path: str, entry: ListEntry) -> Problem:
