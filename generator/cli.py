@@ -754,49 +754,59 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+#: How `--format` prints problems, for every command that reports them.
+_FORMAT_HELP = "how problems are printed: text (path:line:col: severity[code]: message), json, or github (workflow annotations)"
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cadence", description="Check, build, serve and search a rules reference site.")
     p.add_argument("--project", "-C", help="project folder (default: the current directory)")
     sub = p.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="check the data and content; exit 1 when problems are found")
-    check.add_argument("--format", choices=FORMATS, default="text")
+
+    def command(name: str, said: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=said, description=f"{said[0].upper()}{said[1:]}.")
+
+    check = command("check", "check the data and content; exit 1 when problems are found")
+    check.add_argument("--format", choices=FORMATS, default="text", help=_FORMAT_HELP)
     check.add_argument("--strict", action="store_true", help="warnings count as problems")
     check.add_argument("--as-published", action="store_true", help="put back what the sources printed (from the errata) and check that")
-    build = sub.add_parser("build", help="build the site atomically into the site folder")
-    build.add_argument("--site-dir", default="site")
-    build.add_argument("--strict", action="store_true")
-    build.add_argument("--quiet", "-q", action="store_true")
+    build = command("build", "build the site atomically into the site folder")
+    build.add_argument("--site-dir", default="site", help="the folder the built site replaces, whole (default: site)")
+    build.add_argument("--strict", action="store_true", help="warnings count as problems: the build fails on them")
+    build.add_argument(
+        "--quiet", "-q", action="store_true", help="print only problems; what the engine prints is shown only if its build fails"
+    )
     build.add_argument("--engine", choices=ENGINES, default="mkdocs", help="the engine that builds the staged site (default mkdocs)")
-    serve = sub.add_parser("serve", help="serve the site with live reload")
-    serve.add_argument("--dev-addr", default="127.0.0.1:8000")
+    serve = command("serve", "serve the site with live reload")
+    serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="address and port to serve on (default 127.0.0.1:8000)")
     serve.add_argument("--engine", choices=ENGINES, default="mkdocs", help="the engine whose server serves the staged site")
-    search = sub.add_parser("search", help="search the built site's index")
-    search.add_argument("query", nargs="+")
-    search.add_argument("--site-dir", default="site")
-    search.add_argument("--limit", type=int, default=5)
+    search = command("search", "search the built site's index")
+    search.add_argument("query", nargs="+", help="the words to search for")
+    search.add_argument("--site-dir", default="site", help="the built site whose index is searched (default: site)")
+    search.add_argument("--limit", type=int, default=5, help="most results shown (default 5)")
     search.add_argument("--game", help="rank as a reader on this module's pages does (a module id: the folder of its pages)")
-    for command in (check, build, serve):
-        command.add_argument(
+    for step in (check, build, serve):
+        step.add_argument(
             "--follow-outside-links", action="store_true", help="follow symbolic links in data/ and content/ that leave the project"
         )
-        command.add_argument("--no-cache", action="store_true", help="neither read nor write the cache of parsed files and check results")
-    schema = sub.add_parser("schema", help="write the data files' JSON Schema (for editors) from the model")
+        step.add_argument("--no-cache", action="store_true", help="neither read nor write the cache of parsed files and check results")
+    schema = command("schema", "write the data files' JSON Schema (for editors) from the model")
     schema.add_argument("--check", action="store_true", help="only check that the committed schema is current")
-    export = sub.add_parser("export", help="write each module's resolved data as versioned JSON, with its JSON Schema")
+    export = command("export", "write each module's resolved data as versioned JSON, with its JSON Schema")
     export.add_argument("--out", default="export", help="folder to write into (default: export)")
-    roster = sub.add_parser("roster", help="check a roster (YAML or JSON) against the data; exit 1 when it breaks a rule")
-    roster.add_argument("file")
-    roster.add_argument("--format", choices=(*FORMATS,), default="text")
+    roster = command("roster", "check a roster (YAML or JSON) against the data; exit 1 when it breaks a rule")
+    roster.add_argument("file", help="the roster: a YAML or JSON file, such as the one the army builder saves")
+    roster.add_argument("--format", choices=(*FORMATS,), default="text", help=_FORMAT_HELP)
     roster.add_argument("--strict", action="store_true", help="warnings (dropped names) count as problems")
-    reference = sub.add_parser("reference", help="write data/REFERENCE.md, every key of the data format, from the model")
+    reference = command("reference", "write data/REFERENCE.md, every key of the data format, from the model")
     reference.add_argument("--check", action="store_true", help="only check that the committed reference is current")
-    diff = sub.add_parser("diff", help="what changed in game terms between two git revisions or folders")
+    diff = command("diff", "what changed in game terms between two git revisions or folders")
     diff.add_argument("old", help="a git revision (HEAD~30, a tag) or a project folder")
     diff.add_argument("new", nargs="?", default=".", help="a git revision or a project folder (default: the working tree)")
-    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="text, markdown (for release notes) or json")
     diff.add_argument("--record", metavar="NAME", help="store the changes as a release in data/releases/ for Recent Changes")
     diff.add_argument("--date", help="the release's date (default: today)")
-    imp = sub.add_parser("import", help="turn a module written in Markdown into data files and content pages")
+    imp = command("import", "turn a module written in Markdown into data files and content pages")
     imp.add_argument("file", help="the Markdown module")
     imp.add_argument("--module", help="the new module's id (default: the slug of its first heading)")
     imp.add_argument("--out", help="project folder to write into (default: the project)")

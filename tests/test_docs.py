@@ -99,3 +99,20 @@ def test_start_a_new_game_followed_literally(tmp_path: Path) -> None:
     patrols = next(site.glob("core/patrols*"))
     page = (patrols / "index.html" if patrols.is_dir() else patrols).read_text(encoding="utf-8")
     assert "Scouts" in page and "Piercing (1)" in page
+
+
+def test_every_command_and_option_says_what_it_does() -> None:
+    """`cadence COMMAND --help` explains each command and every one of its arguments."""
+    import argparse
+
+    from generator.cli import parser
+
+    commands = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    unexplained = [
+        f"{name} {action.dest}"
+        for name, command in commands.choices.items()
+        for action in command._actions
+        if not isinstance(action, argparse._HelpAction) and not action.help
+    ]
+    assert unexplained == []
+    assert all(command.description for command in commands.choices.values())
