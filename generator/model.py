@@ -122,7 +122,7 @@ class Record:
 class ValueForm(Record):
     """How one kind of profile value is written (inches, a target number, dice)."""
 
-    pattern: str = field(metadata=doc("A regular expression the whole value must match."))
+    pattern: str = field(metadata=doc("A regular expression the whole value must match (RE2 syntax: no lookarounds or backreferences)."))
     example: str = field(default="", metadata=doc("An example, shown in error messages."))
 
 

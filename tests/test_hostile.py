@@ -469,3 +469,24 @@ def test_a_word_list_that_is_not_utf8_is_a_located_error(tmp_path: Path) -> None
         1,
         f"data/words.txt:{lines + 1}:4: error[encoding]: byte 0xe9 is not valid UTF-8 (hint: save the file as UTF-8)\n1 error, 0 warnings\n",
     )
+
+
+def test_a_value_form_that_backtracks_for_ever_cannot_stop_the_check(tmp_path: Path) -> None:
+    """A value form is data: `([0-9+]+)+x` against a long value would take a backtracking engine 2^60 steps
+    (27 characters already took Python's `re` 5.5 s). RE2 matches in linear time, so the check ends and
+    reports the value; the timeout only keeps a regression from hanging the suite."""
+    project = copy_project(MINI, tmp_path / "mini")
+    system = project / "data" / "system.yaml"
+    system.write_text(system.read_text(encoding="utf-8").replace("pattern: '[1-6]\\+'", "pattern: '([0-9+]+)+x'"), encoding="utf-8")
+    rangers = project / "data" / "skirmish" / "army-lists" / "rangers.yaml"
+    long_value = "4" * 60 + "+"
+    rangers.write_text(rangers.read_text(encoding="utf-8").replace("skl: 4+, hp: 1}", f"skl: '{long_value}', hp: 1}}"), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "-C", str(project), "check", "--no-cache"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert f"model 'Ranger': Skl value '{long_value}' is not written as target" in result.stdout, result.stdout
+    assert result.stderr == ""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable, Iterator
 
 from ..catalogue import Project, Scope, walk_sections
@@ -12,6 +11,7 @@ from ..problems import Problem, did_you_mean, error, warning
 from ..resolve import RuleRef
 from .base import CheckRun, at, scope_names
 from .design import UNSTATED
+from .values import form_matches, usable_forms
 
 
 def _definitions(project: Project, rules: tuple[SpecialRule, ...], scope: Scope) -> Iterator[Problem]:
@@ -126,11 +126,10 @@ def _with_a_value(project: Project, rule: SpecialRule) -> str:
 
 
 def _value_form(project: Project, rule: SpecialRule, value: str, name: str, ref: RuleRef) -> Iterator[Problem]:
-    """A value in one of the forms the rule takes; any value when it names no form the system declares (a form it
-    does not declare is `unknown-form`, once, at the rule)."""
+    """A value in one of the forms the rule takes; any value when none of them is usable (`usable_forms`)."""
     forms = project.system.value_forms
-    known = [f for f in rule.values if f in forms]
-    if not known or any(_fullmatch(forms[f].pattern, value) for f in known):
+    known = usable_forms(project, rule.values)
+    if not known or any(form_matches(forms[f].pattern, value) for f in known):
         return
     examples = " or ".join(forms[f].example for f in known if forms[f].example)
     yield error(
@@ -139,11 +138,3 @@ def _value_form(project: Project, rule: SpecialRule, value: str, name: str, ref:
         f"{name} gives '{rule.name}' the value {value!r}, which is not written as {' or '.join(known)}",
         f"write it like {project.use_text(rule.name, examples)}" if examples else "",
     )
-
-
-def _fullmatch(pattern: str, text: str) -> bool:
-    """A value form's pattern matches the whole text; an invalid pattern (reported once by its own check) matches nothing."""
-    try:
-        return re.fullmatch(pattern, text) is not None
-    except re.error:
-        return False

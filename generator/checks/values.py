@@ -1,9 +1,18 @@
-"""Value forms: the system's forms and profile columns, and every profile value written in data."""
+"""Value forms: the system's forms and profile columns, and every profile value written in data.
+
+A value form's pattern is data, and data is untrusted: a pattern such as `([0-9+]+)+x` makes a backtracking
+engine (Python's `re`) take time exponential in the value's length, so one pull request could stop every check
+and build. Patterns are matched with RE2 (`google-re2`), whose time is linear in the text; what RE2 does not
+do (lookarounds, backreferences) is reported as an invalid pattern.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from typing import Any
+
+import re2
 
 from ..catalogue import ListEntry, Project, walk_sections
 from ..loader import source_text
@@ -28,10 +37,9 @@ def check_value_forms(run: CheckRun) -> Iterator[Problem]:
         for rule in module.special_rules:
             yield from _form_names(run.project, rule.values, rule, f"rule '{rule.name}'")
     for name, form in system.value_forms.items():
-        try:
-            re.compile(form.pattern)
-        except re.error as exc:
-            yield error(at(form.pattern, form), "pattern", f"value form '{name}' has an invalid pattern: {exc}")
+        compiled, why = _compiled(form.pattern)
+        if compiled is None:
+            yield error(at(form.pattern, form), "pattern", f"value form '{name}' has an invalid pattern: {why}", _PATTERN_HINT)
     for kind in ("model", "weapon"):
         seen: set[str] = set()
         for column in getattr(system.profiles, kind):
@@ -41,20 +49,42 @@ def check_value_forms(run: CheckRun) -> Iterator[Problem]:
             yield from _form_names(run.project, column.forms, column, f"column '{column.key}'")
 
 
+def usable_forms(project: Project, names: Iterable[str]) -> list[str]:
+    """The forms among `names` that judge a value: declared by the system, with a pattern RE2 reads. An unknown
+    form (`unknown-form`) or an invalid pattern (`pattern`) is reported once, where it is written, not again at
+    every value it would judge."""
+    forms = project.system.value_forms
+    return [name for name in names if name in forms and _compiled(forms[name].pattern)[0] is not None]
+
+
 def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
-    """Whether a value is written in one of its column's forms; any value is, in a column that names no form the
-    system declares (a form it does not declare is `unknown-form`, once, not again at every value)."""
+    """Whether a value is written in one of its column's usable forms; any value is, in a column with none."""
     text = source_text(value)  # as written: an unquoted +2 must not pass as the 2 YAML read
-    known = [vf for vf in (project.system.value_forms.get(form) for form in column.forms) if vf is not None]
-    if not known:
-        return True
-    for vf in known:
-        try:
-            if re.fullmatch(vf.pattern, text):
-                return True
-        except re.error:
-            continue
-    return False
+    known = usable_forms(project, column.forms)
+    forms = project.system.value_forms
+    return not known or any(form_matches(forms[name].pattern, text) for name in known)
+
+
+_PATTERN_HINT = "a value form is a regular expression without lookarounds or backreferences (RE2 syntax)"
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> tuple[Any, str]:
+    """The pattern compiled by RE2, or None and why not."""
+    options = re2.Options()
+    options.log_errors = False  # RE2 would also print the error to the terminal, beside our located line
+    try:
+        return re2.compile(pattern, options), ""
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        return None, reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+
+
+def form_matches(pattern: str, text: str) -> bool:
+    """Whether a value form's pattern matches the whole text, in time linear in its length; an invalid pattern
+    (reported once, at the form) matches nothing."""
+    compiled = _compiled(pattern)[0]
+    return compiled is not None and compiled.fullmatch(text) is not None
 
 
 def check_profile(
@@ -89,7 +119,7 @@ def check_profile(
 
 def _value_form(project: Project, column: Column, value: ProfileValue, owner: Record, name: str) -> Problem:
     forms = project.system.value_forms
-    known = [f for f in column.forms if f in forms]
+    known = usable_forms(project, column.forms)
     examples = " or ".join(forms[f].example for f in known if forms[f].example)
     return error(
         at(value, owner),
