@@ -343,9 +343,8 @@ def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | No
         return Forked(command, argv, cwd, env, output)
     module, _, function = command.partition(":")
     code = f"import sys; from {module} import {function}; sys.exit({function}(sys.argv[1:]))"
-    if output is None:
-        return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env)
-    return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
+    errors = None if output is None else subprocess.STDOUT  # with its output, or as this process's
+    return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env, stdout=output, stderr=errors)
 
 
 def cmd_build(args: argparse.Namespace) -> int:

@@ -206,7 +206,7 @@ def plan_list_page(entry: ListEntry, terms: dict[str, str]) -> PagePlan:
     plan = PagePlan(entry.page)
     given: dict[str, Section] = {}
     for section in walk_sections(army_list.sections):
-        explicit = section.anchor or getattr(section.block, "anchor", None)
+        explicit = section.given_anchor
         if explicit in given:
             plan.clashes.append((section, given[explicit]))
         elif explicit:
@@ -219,9 +219,7 @@ def plan_list_page(entry: ListEntry, terms: dict[str, str]) -> PagePlan:
 
 def _plan_sections(plan: PagePlan, army_list: ArmyList, sections: tuple[Section, ...], terms: dict[str, str]) -> None:
     for section in sections:
-        block = section.block
-        explicit = section.anchor or getattr(block, "anchor", None)
-        anchor = plan.take((id(section), "heading"), section.title, explicit)
+        anchor = plan.take((id(section), "heading"), section.title, section.given_anchor)
         unit = section.unit
         if unit is not None and unit.headings:
             for part in UNIT_PARTS:

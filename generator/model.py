@@ -1077,6 +1077,11 @@ class Section(Record):
         block = self.block
         return str(getattr(block, "name", "")) if block is not None else ""
 
+    @property
+    def given_anchor(self) -> str | None:
+        """The anchor the data gives the section's heading: its own, else its block's; None leaves it to the heading."""
+        return self.anchor or getattr(self.block, "anchor", None)
+
 
 BLOCKS = ("unit", "weapon_list", "upgrade_list", "table", "built_model", "profile_summary")
 

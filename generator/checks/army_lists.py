@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from ..catalogue import ListEntry, Project, Scope, walk_sections
-from ..model import ArmyList, Record, Section, Unit, slugify
+from ..model import BLOCKS, ArmyList, Record, Section, Unit, slugify
 from ..problems import Location, Problem, closest, did_you_mean, error
 from ..untrusted import ADMONITIONS
 from .base import CheckRun, at, scope_names
@@ -36,10 +36,9 @@ def check_anchors(run: CheckRun) -> Iterator[Problem]:
 
 
 def _anchor_given(section: Section) -> tuple[str, Location]:
-    """The anchor a section's data gives it (its own, else its block's) and where it is written."""
-    owner: Record = section if section.anchor else section.block
-    anchor = section.anchor or getattr(owner, "anchor", None) or ""
-    return anchor, at(anchor, owner)
+    """The anchor a section's data gives it (`Section.given_anchor`) and where it is written."""
+    anchor = section.given_anchor or ""
+    return anchor, at(anchor, section if section.anchor else section.block)
 
 
 def _list(project: Project, entry: ListEntry) -> Iterator[Problem]:
@@ -74,7 +73,7 @@ def _call_out(section: Section) -> Iterator[Problem]:
 
 
 def _section(army_list: ArmyList, section: Section, names: dict[str, dict[str, Record]]) -> Iterator[Problem]:
-    blocks = [name for name in ("unit", "weapon_list", "upgrade_list", "table", "built_model", "profile_summary") if getattr(section, name)]
+    blocks = [name for name in BLOCKS if getattr(section, name)]
     if len(blocks) > 1:
         yield error(section.loc, "section", f"a section holds one block, but this one has {', '.join(blocks)}")
     if not section.title:

@@ -11,7 +11,7 @@ from ..problems import Problem, did_you_mean, error, warning
 from ..resolve import RuleRef
 from .base import CheckRun, at, scope_names
 from .design import UNSTATED
-from .values import form_matches, usable_forms
+from .values import form_examples, usable_forms, written_in
 
 
 def _definitions(project: Project, rules: tuple[SpecialRule, ...], scope: Scope) -> Iterator[Problem]:
@@ -127,11 +127,10 @@ def _with_a_value(project: Project, rule: SpecialRule) -> str:
 
 def _value_form(project: Project, rule: SpecialRule, value: str, name: str, ref: RuleRef) -> Iterator[Problem]:
     """A value in one of the forms the rule takes; any value when none of them is usable (`usable_forms`)."""
-    forms = project.system.value_forms
-    known = usable_forms(project, rule.values)
-    if not known or any(form_matches(forms[f].pattern, value) for f in known):
+    if written_in(project, rule.values, value):
         return
-    examples = " or ".join(forms[f].example for f in known if forms[f].example)
+    known = usable_forms(project, rule.values)
+    examples = form_examples(project, known)
     yield error(
         ref.where,
         "value-form",

@@ -57,12 +57,22 @@ def usable_forms(project: Project, names: Iterable[str]) -> list[str]:
     return [name for name in names if name in forms and _compiled(forms[name].pattern)[0] is not None]
 
 
+def written_in(project: Project, names: Iterable[str], text: str) -> bool:
+    """Whether a text is written in one of the usable forms among `names`; any text is, when none is usable."""
+    forms = project.system.value_forms
+    known = usable_forms(project, names)
+    return not known or any(form_matches(forms[name].pattern, text) for name in known)
+
+
+def form_examples(project: Project, names: Iterable[str]) -> str:
+    """The examples of these forms, as a problem's hint offers them ('6" or 3+'); '' when none has one."""
+    forms = project.system.value_forms
+    return " or ".join(forms[name].example for name in names if forms[name].example)
+
+
 def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
     """Whether a value is written in one of its column's usable forms; any value is, in a column with none."""
-    text = source_text(value)  # as written: an unquoted +2 must not pass as the 2 YAML read
-    known = usable_forms(project, column.forms)
-    forms = project.system.value_forms
-    return not known or any(form_matches(forms[name].pattern, text) for name in known)
+    return written_in(project, column.forms, source_text(value))  # as written: an unquoted +2 is not the 2 YAML read
 
 
 _PATTERN_HINT = "a value form is a regular expression without lookarounds or backreferences (RE2 syntax)"
@@ -118,9 +128,8 @@ def check_profile(
 
 
 def _value_form(project: Project, column: Column, value: ProfileValue, owner: Record, name: str) -> Problem:
-    forms = project.system.value_forms
     known = usable_forms(project, column.forms)
-    examples = " or ".join(forms[f].example for f in known if forms[f].example)
+    examples = form_examples(project, known)
     return error(
         at(value, owner),
         "value-form",
