@@ -49,9 +49,22 @@ from .untrusted import WEB_ADDRESS
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"} | {ch: f"\\{ch}" for ch in "\\`*_[]|{}#"})
 
 
+#: A line break with the spaces around it: in text that is not Markdown it would end a heading, a table row or
+#: a paragraph and start a list or a quote of the data's own.
+_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n?|\n)\s*")
+#: A list or quote marker at the start of a text, which the page would read as one where the text starts a line.
+_BLOCK_MARKER = re.compile(r"(?:[-+>]|[0-9]{1,9}[.)])(?=[ \t]|$)")
+
+
 def escape_text(text: Any) -> str:
-    """Data text as Markdown that shows it literally: no HTML from data ever reaches a page."""
-    return str(text).translate(_ESCAPES)
+    """Data text as Markdown that shows it literally, on one line: no HTML from data ever reaches a page, and
+    no heading, list or quote of its own."""
+    source = str(text)
+    if "\n" in source or "\r" in source:
+        source = _LINE_BREAK.sub(" ", source)
+    escaped = source.translate(_ESCAPES)
+    marker = _BLOCK_MARKER.match(escaped)
+    return escaped if marker is None else f"{escaped[: marker.end() - 1]}\\{escaped[marker.end() - 1 :]}"
 
 
 @lru_cache(maxsize=8192)
