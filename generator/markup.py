@@ -17,6 +17,7 @@ removed from each field.
 
 from __future__ import annotations
 
+import html
 import re
 import xml.etree.ElementTree as etree
 from collections.abc import Iterator
@@ -33,7 +34,7 @@ from markdown.inlinepatterns import HTML_RE, InlineProcessor
 from markdown.treeprocessors import Treeprocessor
 
 from .problems import shortened
-from .untrusted import ADMONITIONS, ATTR_LIST, URL_SCHEMES, url_allowed
+from .untrusted import ADMONITIONS, ATTR_LIST, URL_SCHEMES, markdown_overload, url_allowed
 
 TAGS = frozenset({"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "a", "img", "div"})
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}}
@@ -62,6 +63,8 @@ class _DropAttributeList(InlineProcessor):
         self.removed = removed
 
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:  # type: ignore[override]
+        if m.group(1) is None:  # a '{' that opens no attribute list
+            return None, None, None
         body = m.group(1).strip()
         tokens = body.lstrip(":").split()
         if not (m.group(0).startswith("{:") or (tokens and all(_ATTR_TOKEN.match(t) for t in tokens))):
@@ -145,9 +148,12 @@ def is_plain(text: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def render(text: str) -> Fragment:
-    """Markdown from data as sanitised HTML."""
+    """Markdown from data as sanitised HTML; a text Python-Markdown could not read in linear time (refused by the
+    check, `markdown-limit`) as its plain words."""
     if is_plain(text):
         return Fragment(f"<p>{text}</p>", ())
+    if markdown_overload(text) is not None:
+        return Fragment(f"<p>{html.escape(text)}</p>", ())
     _md.reset()
     _restricted.removed.clear()
     out = _md.convert(str(text))

@@ -29,7 +29,7 @@ from generator.model import DOCUMENT_KINDS, LandingPages, Record
 from generator.pages import read_content
 from generator.problems import Problem
 from generator.resolve import resolve
-from generator.schema import data_fields, type_hints, yaml_key
+from generator.schema import data_fields, is_markdown, type_hints, yaml_key
 
 EVERY_FIELD = Path(__file__).resolve().parent / "fixtures" / "every-field"
 
@@ -80,8 +80,9 @@ SITE_PATHS = {f"LandingPages.{f.name}" for f in data_fields(LandingPages)}
 # --- the model's string fields -----------------------------------------------------------------
 
 
-def string_fields() -> set[str]:
-    """`Record.field` for every field of the model that holds a string, anywhere inside a document."""
+def string_fields(markdown_only: bool = False) -> set[str]:
+    """`Record.field` for every field of the model that holds a string, anywhere inside a document (with
+    `markdown_only`, only those the model declares Markdown)."""
     found: set[str] = set()
     seen: set[type] = set()
 
@@ -95,7 +96,7 @@ def string_fields() -> set[str]:
             while pending:
                 tp = pending.pop()
                 origin = get_origin(tp)
-                if tp is str:
+                if tp is str and (is_markdown(f) or not markdown_only):
                     found.add(f"{cls.__name__}.{f.name}")
                 elif isinstance(tp, type) and issubclass(tp, Record):
                     visit(tp)

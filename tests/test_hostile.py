@@ -24,6 +24,7 @@ from generator.cli import UNFINISHED
 from generator.cli import main as cadence
 
 from .conftest import MINI, REPO, copy_project, mkdocs_build
+from .payloads import EVERY_FIELD, RawProject, accepting_fields, check_errors, fields_at, string_fields, with_payload
 
 LINE = re.compile(r"^[^:\n]+:[1-9]\d*:[1-9]\d*: (error|warning)\[[a-z-]+\]: .+$")
 TARGETS = ("data/skirmish/army-lists/rangers.yaml", "data/skirmish/module.yaml", "data/core/module.yaml", "data/system.yaml")
@@ -312,11 +313,11 @@ def test_killed_build_leaves_the_previous_site(signum: int, project_with_site: t
 
 
 @contextlib.contextmanager
-def _deadline(seconds: int) -> Iterator[None]:
-    """Fail instead of hanging for ever when something opens a FIFO."""
+def _deadline(seconds: int, why: str = "a FIFO was opened") -> Iterator[None]:
+    """Fail instead of hanging for ever (when something opens a FIFO, say)."""
 
     def expired(_signum: int, _frame: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s: a FIFO was opened")
+        raise TimeoutError(f"still running after {seconds} s: {why}")
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.alarm(seconds)
@@ -490,3 +491,50 @@ def test_a_value_form_that_backtracks_for_ever_cannot_stop_the_check(tmp_path: P
     assert result.returncode == 1
     assert f"model 'Ranger': Skl value '{long_value}' is not written as target" in result.stdout, result.stdout
     assert result.stderr == ""
+
+
+#: Markdown that Python-Markdown does not finish in reasonable time: list markers 600 deep on one line end it with
+#: a RecursionError (unchecked, `cadence build` ended with a traceback after `cadence check` passed); '[' never
+#: closed make it reread the text for each (2,000 take 1 s, 20,000 held `cadence check` for 50 s); so do headings
+#: line after line, for the rest of their paragraph. Small enough that all of them in every field of the system
+#: file stay under the file size limit.
+UNFINISHABLE = {
+    "nested lists": "\n\n" + "+ " * 600 + "deep",
+    "unclosed brackets": " " + "[" * 2000,
+    "headings line after line": "\n\n" + "#\n" * 1000,
+}
+
+
+@pytest.mark.parametrize("payload", UNFINISHABLE)
+def test_markdown_that_would_stop_the_build_is_refused_in_every_markdown_field(payload: str, tmp_path: Path) -> None:
+    """Each field the model declares Markdown refuses the text, as a located `markdown-limit` error found in
+    linear time; the deadline only keeps a regression from hanging the suite."""
+    base = RawProject.read(EVERY_FIELD)
+    markdown = string_fields(markdown_only=True)
+    assert len(markdown) >= 20, markdown
+    with _deadline(120, "Markdown was rendered that Python-Markdown does not finish"):
+        for field in sorted(markdown):
+            errors = check_errors(with_payload(base, {field}, UNFINISHABLE[payload]), tmp_path / "scratch")
+            assert any(e.code == "markdown-limit" for e in errors), (field, [str(e) for e in errors])
+            assert fields_at(tmp_path / "scratch", [e for e in errors if e.code == "markdown-limit"]) >= {field}, field
+
+
+def test_every_other_field_that_takes_unfinishable_markdown_builds(tmp_path: Path) -> None:
+    """Whatever the check passes, the build builds: the texts in every string field that checks clean with them
+    (no Markdown field does), all at once, give a site that builds and shows them as text."""
+    payload = "".join(UNFINISHABLE.values())
+    fields, refused = accepting_fields(payload, tmp_path / "scratch")
+    assert string_fields(markdown_only=True) <= refused
+    assert len(fields) >= 100, sorted(fields)
+    scratch = tmp_path / "project"
+    assert not check_errors(with_payload(RawProject.read(EVERY_FIELD), fields, payload), scratch)
+    build = _cadence_build(scratch)
+    try:
+        out, err = build.communicate(timeout=300)
+    finally:
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)
+    assert build.returncode == 0, out + err
+    assert "Traceback" not in err
+    rendered = "".join(page.read_text(encoding="utf-8") for page in (scratch / "site").rglob("*.html"))
+    assert "+ + + + deep" in rendered

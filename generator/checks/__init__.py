@@ -104,7 +104,7 @@ CHECKS: tuple[Check, ...] = (
     Check(links.check_page_collisions, ("page-collision",)),
     Check(links.check_directives, ("directive",)),
     Check(front_matter.check_front_matter, ("front-matter", "unsafe-content")),
-    Check(content_safety.check_content_markup, ("unsafe-content",)),
+    Check(content_safety.check_content_markup, ("unsafe-content", "markdown-limit")),
     Check(content_safety.check_content_files, ("unsafe-content",)),
     Check(links.check_page_links, ("broken-link",)),
     Check(links.check_unlisted_pages, ("unlisted-page",)),
@@ -120,8 +120,8 @@ CHECKS: tuple[Check, ...] = (
     Check(per_army_list(design.check_unstated_values), ("unstated-value",)),
     Check(over_project(design.check_rule_kind_labels), ("unknown-kind",)),
     Check(over_project(design.check_label_placeholders), ("label-placeholder",)),
-    Check(markup.check_unsafe_markup, ("unsafe-markup",)),
-    Check(per_army_list(markup.check_list_markup), ("unsafe-markup",)),
+    Check(markup.check_unsafe_markup, ("unsafe-markup", "markdown-limit")),
+    Check(per_army_list(markup.check_list_markup), ("unsafe-markup", "markdown-limit")),
 )
 
 

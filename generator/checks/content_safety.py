@@ -13,6 +13,10 @@ with errors publishes nothing:
 - a file a browser would run when opened from the site (HTML, XML, scripts), and an SVG that holds more than
   a drawing (`svg_safety.py`).
 
+A page the engine's Markdown could not read in linear time (lists nested hundreds deep, thousands of
+unclosed brackets: `untrusted.markdown_overload`) is a `markdown-limit` error: it would end the build with a
+traceback, or hold it for hours.
+
 The page is read as written, code spans and comments included: a browser can end a comment sooner than
 it looks (`<!-->`) and raw HTML blocks take no code spans, so nothing is skipped as inert. A designer who
 means a literal `<` writes `&lt;`.
@@ -26,7 +30,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..problems import Location, Problem, error, position, shortened
-from ..untrusted import ATTR_LIST, REFERENCE_DEFINITION, URL_SCHEMES, url_allowed
+from ..untrusted import ATTR_LIST, REFERENCE_DEFINITION, URL_SCHEMES, markdown_overload, url_allowed
 from .base import CheckRun
 from .front_matter import FRONT_MATTER
 from .svg_safety import check_svg
@@ -76,6 +80,9 @@ _REFERENCE = re.compile(REFERENCE_DEFINITION, re.MULTILINE)
 _ATTR_LIST = re.compile(ATTR_LIST)
 #: An attribute list's key=value pairs.
 _ATTR_PAIR = re.compile(r"""([^\s=#.][^\s=]*)=("[^"]*"|'[^']*'|\S*)""")
+#: What no pair's name starts with, and the run of characters a name is read over.
+_NO_NAME_START = re.compile(r"[\s=#.]*")
+_NAME_RUN = re.compile(r"[^\s=]*")
 
 
 class _Attributes(HTMLParser):
@@ -117,9 +124,25 @@ def check_content_markup(run: CheckRun) -> Iterator[Problem]:
         yield from _tags(page)
         yield from _attribute_lists(page)
         yield from _links(page)
+        overload = markdown_overload(page.text[page.body :], fenced=True)
+        if overload is not None:  # the engine's Markdown would end the build with a traceback, or not end it
+            where = Location(page.path, *position(page.text, page.body + overload.offset))
+            yield error(where, "markdown-limit", overload.message, overload.hint)
+
+
+#: How many characters the tags of a page may span in all, per character of the page (and a little more for a short
+#: one). A tag is read to its '>', so tags that never end (`<a 1<a 1<a …`) were each read to the page's end (8,000
+#: such characters took 13.5 s, growing with the square of their number): the first is an error, and no more is
+#: read. Tags before one '>' (`<a <a <a … >`) are each read to it: past this many, the page is refused.
+_TAG_READS_PER_CHARACTER = 2
+_TAG_READS_SPARE = 65_536
+
+
+_TAG_HINT = "end each tag with '>', and write a literal '<' as '&lt;'"
 
 
 def _tags(page: _Page) -> Iterator[Problem]:
+    budget = _TAG_READS_PER_CHARACTER * len(page.text) + _TAG_READS_SPARE
     for start in _TAG_START.finditer(page.text, page.body):
         closing, name = start.group(1), start.group(2)
         if closing:  # an end tag runs nothing; its start tag is what is looked at
@@ -137,6 +160,14 @@ def _tags(page: _Page) -> Iterator[Problem]:
             continue
         rest = _TAG_REST.match(page.text, start.end())
         tag = page.text[start.start() : rest.end() if rest else start.end()]
+        if not tag.endswith(">"):  # it runs to the page's end, and so would every tag after it
+            yield page.problem(start.start(), f"raw HTML <{shortened(name, 20)}> never ends with '>'", _TAG_HINT)
+            return
+        budget -= len(tag)
+        if budget < 0:  # the rest of the page is not read: it is refused as it is
+            where = Location(page.path, *position(page.text, start.start()))
+            yield error(where, "markdown-limit", "raw HTML tags here and before overlap, too many to read", _TAG_HINT)
+            return
         yield from _tag_attributes(page, start.start(), name.lower(), tag)
 
 
@@ -154,9 +185,29 @@ def _tag_attributes(page: _Page, offset: int, name: str, tag: str) -> Iterator[P
             yield page.problem(offset, f"<{name}> {key} '{shortened(value)}' would run script or load another site", _URL_HINT)
 
 
+def attribute_pairs(body: str) -> Iterator[re.Match[str]]:
+    """`_ATTR_PAIR.finditer(body)`, in time linear in the body.
+
+    Tried at each place, the pattern rereads a run of name characters to its end from each of them (thousands
+    of them took seconds). A name that fails at a run's first possible start fails at every later one in the
+    run (it needs an '=' where the run ends), so the run is passed over whole.
+    """
+    at = 0
+    while at < len(body):
+        found = _ATTR_PAIR.match(body, at)
+        if found is not None:
+            yield found
+            at = found.end()
+            continue
+        past = _NO_NAME_START.match(body, at).end()  # type: ignore[union-attr]  # matches anywhere, maybe empty
+        at = past if past > at else _NAME_RUN.match(body, at).end()  # type: ignore[union-attr]
+
+
 def _attribute_lists(page: _Page) -> Iterator[Problem]:
     for found in _ATTR_LIST.finditer(page.text, page.body):
-        for pair in _ATTR_PAIR.finditer(found.group(1)):
+        if found.group(1) is None:  # a '{' that opens no attribute list
+            continue
+        for pair in attribute_pairs(found.group(1)):
             key, value = pair.group(1).lower(), pair.group(2).strip("\"'")
             if key not in ATTRIBUTES:
                 yield page.problem(

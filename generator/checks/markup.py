@@ -1,5 +1,6 @@
 """The `unsafe-markup` check: what the restricted Markdown dialect of data (`generator/markup.py`)
-removed from each data field, located.
+removed from each data field, located; and `markdown-limit`, a field Python-Markdown could not read in linear
+time (`untrusted.markdown_overload`), which is refused and never rendered.
 
 Most fields are plain words and rule links, which the dialect can never change: they are told apart
 by a character test, so a project without markup is checked without importing Markdown at all.
@@ -13,8 +14,9 @@ from functools import partial
 
 from ..catalogue import ListEntry
 from ..model import Record
-from ..problems import Location, Problem, warning
+from ..problems import Location, Problem, error, warning
 from ..schema import markdown_strings
+from ..untrusted import markdown_overload
 from .base import CheckRun
 
 
@@ -100,10 +102,15 @@ def unsafe_markup(
     for root, file in roots:
         texts = read.get(id(root)) if read is not None else None
         for record, name, text in markdown_strings(root) if texts is None else texts:
+            loc = getattr(text, "loc", None)
+            where = loc or (record.loc if record.loc.path else Location(file, 0, 0))
+            overload = markdown_overload(text)
+            if overload is not None:  # refused, and never rendered: Markdown would not finish it
+                message = f"{_label(record)} {name}: {overload.message}"
+                problems.append(error(where, "markdown-limit", message, overload.hint, offset=overload.offset if loc else -1))
+                continue
             removed = removed_from(text)
             if removed:
-                loc = getattr(text, "loc", None)
-                where = loc or (record.loc if record.loc.path else Location(file, 0, 0))
                 found = [offset for _what, offset in removed if offset >= 0]
                 problems.append(
                     warning(
