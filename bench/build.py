@@ -72,6 +72,8 @@ def build(root: Path, env: dict[str, str], work: Path, engine: str = "mkdocs") -
         "generator": generator,
         "engine": result["engine_cpu_s"],
         "stage": result["stage_process_cpu_s"],
+        "stage_sys": result["stage_process_sys_s"],
+        "engine_sys": result["engine_sys_s"],
         "share": generator / (generator + result["engine_cpu_s"]),
     }
 
@@ -101,7 +103,10 @@ def row(label: str, runs: list[dict[str, float]]) -> str:
         values = [r[key] * scale for r in runs]
         return f"{statistics.median(values):.2f}{unit} ({min(values):.2f}–{max(values):.2f})"
 
-    return f"| {label} | {cell('generator')} | {cell('stage')} | {cell('engine')} | {cell('share', 100, '%')} |"
+    return (
+        f"| {label} | {cell('generator')} | {cell('stage')} | {cell('stage_sys')} | {cell('engine')} | {cell('engine_sys')} "
+        f"| {cell('share', 100, '%')} |"
+    )
 
 
 def main() -> int:
@@ -114,8 +119,8 @@ def main() -> int:
     args = parser.parse_args()
     wanted = args.states.split(",")
     print(f"cadence build (--engine {args.engine}), {args.runs} runs a row; CPU seconds (user+sys), median (min–max)")
-    print("| size, cache | generator's own | staging process | engine | generator's share |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| size, cache | generator's own | staging process | of which system | engine | of which system | generator's share |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for size in (int(s) for s in args.sizes.split(",")):
         root = project(size, args.work)
         env = environment(args.work, "on")
