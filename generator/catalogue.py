@@ -137,6 +137,10 @@ class Project:
     #: What `rule` and `find` found, by table, name and scope key: a project's scopes are complete once it is
     #: made, and resolving, checking and rendering look the same names up in the same scopes thousands of times.
     _found: dict[tuple[str, str, str], Found[Any] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: What `parse_use` made of a use in a scope, and `unit_cost` of a unit (by identity) in a scope: binding,
+    #: checking, rendering and the builder's export each ask again for the same uses and units.
+    _parsed: dict[tuple[str, str | None], RuleUse] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _costs: dict[tuple[int, str], CostRange | None] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def list_scope(self, entry: ListEntry) -> Scope:
         return self.scopes[entry.key]
@@ -168,9 +172,16 @@ class Project:
         With values after a space ('Tough 2', 'Dangerous Terrain 2') the split is the one whose name
         is a rule in scope; a use that names no rule keeps its whole text as the name.
         """
+        key = (str(use), scope.key if scope is not None else None)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            parsed = self._parsed[key] = self._parse_use(key[0], scope)
+        return parsed
+
+    def _parse_use(self, use: str, scope: Scope | None) -> RuleUse:
         if self.system.rule_values == "brackets":
             return RuleUse.parse(use)
-        text = str(use).strip()
+        text = use.strip()
         known = {key for s in scope.chain() for key in s.rules} if scope is not None else set()
         if slugify(text) in known:
             return RuleUse(text, None)
@@ -220,12 +231,15 @@ class Project:
 
     def unit_cost(self, unit: Unit, scope: Scope) -> CostRange | None:
         """The cost range of a unit, its weapon lists, weapons and upgrades looked up in scope."""
-        return unit_cost(
-            unit,
-            weapon_list=lambda n: self.one("weapon_lists", n, scope),
-            weapon=lambda n: self.one("weapons", n, scope) or self.one("weapons", RuleUse.parse(n).name, scope),
-            upgrade=lambda n: self.one("upgrades", n, scope),
-        )
+        key = (id(unit), scope.key)  # the project holds every unit for as long as it lives
+        if key not in self._costs:
+            self._costs[key] = unit_cost(
+                unit,
+                weapon_list=lambda n: self.one("weapon_lists", n, scope),
+                weapon=lambda n: self.one("weapons", n, scope) or self.one("weapons", RuleUse.parse(n).name, scope),
+                upgrade=lambda n: self.one("upgrades", n, scope),
+            )
+        return self._costs[key]
 
     def build(self, model: BuiltModel, scope: Scope) -> BuiltProfile | None:
         """A built model's profile and points, or None when its base does not resolve."""
