@@ -9,6 +9,7 @@ do (lookarounds, backreferences) is reported as an invalid pattern.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -70,9 +71,25 @@ def form_examples(project: Project, names: Iterable[str]) -> str:
     return " or ".join(forms[name].example for name in names if forms[name].example)
 
 
-def value_matches(project: Project, column: Column, value: ProfileValue) -> bool:
-    """Whether a value is written in one of its column's usable forms; any value is, in a column with none."""
-    return written_in(project, column.forms, source_text(value))  # as written: an unquoted +2 is not the 2 YAML read
+@dataclass(frozen=True)
+class JudgedColumns:
+    """A kind's profile columns by key, each with the patterns of its usable forms (none: any value will do):
+    worked out once for an army list's thousands of values."""
+
+    kind: str
+    by_key: dict[str, tuple[Column, tuple[str, ...]]]
+
+    @classmethod
+    def of(cls, project: Project, kind: str) -> JudgedColumns:
+        forms = project.system.value_forms
+        columns = getattr(project.system.profiles, kind)
+        return cls(kind, {c.key: (c, tuple(forms[name].pattern for name in usable_forms(project, c.forms))) for c in columns})
+
+
+def value_matches(patterns: tuple[str, ...], value: ProfileValue) -> bool:
+    """Whether a value is written in one of its column's usable forms (their `patterns`); any value is, in a column
+    with none. As written: an unquoted +2 is not the 2 YAML read."""
+    return not patterns or any(form_matches(pattern, source_text(value)) for pattern in patterns)
 
 
 _PATTERN_HINT = "a value form is a regular expression without lookarounds or backreferences (RE2 syntax)"
@@ -102,28 +119,28 @@ def form_matches(pattern: str, text: str) -> bool:
 def check_profile(
     project: Project,
     profile: dict[str, ProfileValue] | None,
-    kind: str,
+    columns: JudgedColumns,
     owner: Record,
     name: str,
     parameter: str | None = None,
     footnote: bool = False,
     partial: bool = False,
 ) -> Iterator[Problem]:
-    """A profile has every column of its kind (unless `partial`), and nothing else, each in its form."""
+    """A profile has every column of its kind (`columns`, unless `partial`), and nothing else, each in its form."""
     if profile is None:
         if not partial:
             yield error(owner.loc, "missing-column", f"{name} has no profile")
         return
-    columns = {c.key: c for c in getattr(project.system.profiles, kind)}
     for key, value in profile.items():
-        column = columns.get(key)
-        if column is None:
-            hint = did_you_mean(key, list(columns)) or f"columns: {', '.join(columns)}"
-            yield error(at(key, owner), "unknown-column", f"{name}: '{key}' is not a {kind} profile column", hint)
-        elif str(value) != parameter and not (footnote and str(value) == "*") and not value_matches(project, column, value):
-            yield _value_form(project, column, value, owner, name)
+        judged = columns.by_key.get(key)
+        if judged is None:
+            known = list(columns.by_key)
+            hint = did_you_mean(key, known) or f"columns: {', '.join(known)}"
+            yield error(at(key, owner), "unknown-column", f"{name}: '{key}' is not a {columns.kind} profile column", hint)
+        elif str(value) != parameter and not (footnote and str(value) == "*") and not value_matches(judged[1], value):
+            yield _value_form(project, judged[0], value, owner, name)
     if not partial:
-        for key, column in columns.items():
+        for key, (column, _patterns) in columns.by_key.items():
             if key not in profile:
                 message = f"{name} has no {column.label} ({column.name or key}) value"
                 yield error(owner.loc, "missing-column", message, f"add '{key}:' to its profile")
@@ -140,27 +157,28 @@ def _value_form(project: Project, column: Column, value: ProfileValue, owner: Re
     )
 
 
-def weapon_profiles(project: Project, weapon: Weapon) -> Iterator[Problem]:
+def weapon_profiles(project: Project, weapon: Weapon, columns: JudgedColumns) -> Iterator[Problem]:
     """A weapon's profile, or with firing modes a partial profile and one whole profile per mode."""
     name = f"weapon '{weapon.name}'"
     footnote = bool(weapon.footnote)
     if weapon.modes:
-        yield from check_profile(project, weapon.profile, "weapon", weapon, name, weapon.parameter, footnote, partial=True)
+        yield from check_profile(project, weapon.profile, columns, weapon, name, weapon.parameter, footnote, partial=True)
         for mode in weapon.modes:
-            yield from check_profile(project, mode.profile, "weapon", mode, f"{name} ({mode.name})", weapon.parameter, footnote)
+            yield from check_profile(project, mode.profile, columns, mode, f"{name} ({mode.name})", weapon.parameter, footnote)
     elif not (weapon.pending and weapon.profile is None):
-        yield from check_profile(project, weapon.profile, "weapon", weapon, name, weapon.parameter, footnote)
+        yield from check_profile(project, weapon.profile, columns, weapon, name, weapon.parameter, footnote)
 
 
 def check_profiles(run: CheckRun, entry: ListEntry) -> Iterator[Problem]:
     """Every model's and weapon's profile in an army list, every upgrade's changes to one, and upgrade costs."""
     project = run.project
+    models, weapons = JudgedColumns.of(project, "model"), JudgedColumns.of(project, "weapon")
     for section in walk_sections(entry.army_list.sections):
         if section.unit is not None:
             for model in section.unit.models:
-                yield from check_profile(project, model.profile, "model", model, f"model '{model.name}'")
+                yield from check_profile(project, model.profile, models, model, f"model '{model.name}'")
         for weapon in section.weapon_list.weapons if section.weapon_list else ():
-            yield from weapon_profiles(project, weapon)
+            yield from weapon_profiles(project, weapon, weapons)
         for upgrade in section.upgrade_list.upgrades if section.upgrade_list else ():
             if isinstance(upgrade.points, str) and upgrade.points not in NO_COST:
                 yield error(
@@ -168,4 +186,4 @@ def check_profiles(run: CheckRun, entry: ListEntry) -> Iterator[Problem]:
                     "value-form",
                     f"upgrade '{upgrade.name}': cost {upgrade.points!r} must be a whole number, or '-' where none is printed",
                 )
-            yield from check_profile(project, upgrade.sets, "model", upgrade, f"upgrade '{upgrade.name}'", partial=True)
+            yield from check_profile(project, upgrade.sets, models, upgrade, f"upgrade '{upgrade.name}'", partial=True)
