@@ -118,10 +118,25 @@ def _name_findings(name: str, words: frozenset[str]) -> tuple[tuple[str, ...], s
 
 def _unknown_words(text: str, words: frozenset[str]) -> tuple[tuple[int, str], ...]:
     """(offset, word) for each word of some prose that neither the dictionary nor the word list knows."""
-    plain = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
-    if not any(_unknown_parts(token, words) for token in set(WORD.findall(plain))):
+    plain = _MARKUP.sub(_blank, text)
+    known = _known_tokens(words)
+    tokens = set(WORD.findall(plain)).difference(known)
+    if not any(_unknown_parts(token, words) for token in tokens):
+        known.update(tokens)
         return ()  # the common case, found without walking the text word by word
     return tuple((match.start(), part) for match in WORD.finditer(plain) for part in _unknown_parts(match.group(0), words))
+
+
+def _blank(match: re.Match[str]) -> str:
+    """Markup as spaces: the words after it keep their offsets."""
+    return " " * len(match.group(0))
+
+
+@lru_cache(maxsize=4)
+def _known_tokens(words: frozenset[str]) -> set[str]:
+    """The words of prose already found known with this word list, grown as texts are checked: most of a
+    text's words were in an earlier one, and a set difference drops them before any is looked up."""
+    return set()
 
 
 @lru_cache(maxsize=65536)
