@@ -398,8 +398,7 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
             return None, [_not_regular(where, opened.st_mode)]
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+        raw = cache.read_at_most(fd, MAX_FILE_BYTES)
     except OSError as exc:
         return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
     finally:

@@ -773,3 +773,29 @@ def test_an_edited_generator_theme_template_or_asset_reaches_the_next_build(proj
     style.write_text(style.read_text(encoding="utf-8") + "\n/* style-edited */\n", encoding="utf-8")
     built = build()
     assert "<!-- theme-edited -->" in built and "/* style-edited */" in built
+
+
+@pytest.mark.parametrize(("size", "read"), [(0, 0), (5, 5), (10, 10), (11, 11), (50, 11)])
+def test_a_file_is_read_up_to_one_byte_past_the_limit(tmp_path: Path, size: int, read: int) -> None:
+    """What `read_text` and the digests read: the whole file, or one byte past the limit to tell it is over."""
+    path = tmp_path / "f"
+    path.write_bytes(bytes(range(size)))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert cache.read_at_most(fd, 10) == bytes(range(read))
+    finally:
+        os.close(fd)
+
+
+def test_a_file_that_grows_after_its_size_was_taken_is_read_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 30)
+    real_fstat = os.fstat
+    monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 4, *real_fstat(fd)[7:])))  # says 4 bytes
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert cache.read_at_most(fd, 100) == b"x" * 30
+        os.lseek(fd, 0, os.SEEK_SET)
+        assert cache.read_at_most(fd, 10) == b"x" * 11
+    finally:
+        os.close(fd)
