@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -92,6 +93,7 @@ class Overload:
     hint: str
 
 
+@lru_cache(maxsize=16384)
 def markdown_overload(text: str, fenced: bool = False) -> Overload | None:
     """What in `text` would make Python-Markdown recurse past Python's limit or take time growing with the
     square of its length, found in time linear in it; None for a text it reads in linear time.
@@ -99,7 +101,7 @@ def markdown_overload(text: str, fenced: bool = False) -> Overload | None:
     Data Markdown is refused with this before it is rendered, and content pages before the engine reads them
     (`markdown-limit`), so a stranger's text can neither end a check or a build with a traceback nor hold it
     for hours. `fenced`: the text may hold fenced code blocks (a content page), whose lines are code, not
-    nesting or links.
+    nesting or links. Kept per text: the check judges each data text, and rendering judges it again.
     """
     read = _without_fenced_code(text) if fenced else text
     return _too_deep(read) or _brackets_reread(read) or _blocks_reread(read)
@@ -185,6 +187,8 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
 def _blocks_reread(text: str) -> Overload | None:
     """The characters Python-Markdown searches again after each line that ends a paragraph: the rest of it."""
     budget = BRACKET_READS_PER_CHARACTER * len(text) + _BRACKET_READS_SPARE
+    if len(text) * (text.count("\n") + 1) <= budget:  # no more than that whatever its lines: most texts
+        return None
     reads, block_end, first = 0, -1, 0
     for line in _ENDS_BLOCK.finditer(text):
         if line.start() >= block_end:
