@@ -145,6 +145,8 @@ class Renderer:
         self.scope: Scope | None = None
         self.plan: PagePlan | None = None
         self.terms: dict[str, str] = module_terms(None, self.project.system.labels)
+        #: Each module's words (None: the system's), made once: every page of a module shows the same.
+        self._terms_of: dict[str | None, dict[str, str]] = {None: self.terms}
         #: The rules this page links to, by where they are defined: the page's "rules used" list.
         self.used: dict[tuple[str, str], SpecialRule] = {}
         #: This page's rule links by (use, scope key): what `rule_link` gives, where it points, the rule.
@@ -167,7 +169,11 @@ class Renderer:
         self.page, self.scope = page, scope
         self.plan = self.map.plans.get(page)
         self.used, self._links = {}, {}
-        self.terms = module_terms(module, self.project.system.labels)
+        key = module.id if module else None
+        terms = self._terms_of.get(key)
+        if terms is None:
+            terms = self._terms_of[key] = module_terms(module, self.project.system.labels)
+        self.terms = terms
         return tidy(self.template(template).render(site=self, module=module, terms=self.terms, **context))
 
     def army_list_page(self, entry: ListEntry) -> str:
