@@ -87,6 +87,8 @@ def main() -> int:
         # start-up, imports, post-build steps and the swap, in the `cadence build` process itself
         "parent_cpu_s": own - sum(p["cpu_s"] for p in parts if p["kind"] == "shared imports"),
         "postbuild_cpu_s": sum(postbuild_cpu),
+        # the command's own system CPU (its start-up, its reads and the swap; the shared imports' is left in)
+        "parent_sys_s": resource.getrusage(resource.RUSAGE_SELF).ru_stime,
     }
     out.write_text(json.dumps(report))
     return code
