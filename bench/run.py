@@ -1187,7 +1187,7 @@ def plot(data: dict[str, Any], out: Path) -> None:
     axes[2].legend(fontsize=8)
     axes[2].grid(True, alpha=0.3)
     fig.suptitle(
-        f"Cadence rules site, generated vs plain MkDocs — {data['machine']['nproc']} CPUs, {data['date'][:16]}, {data['machine']['code measured'][:60]}"
+        f"Cadence rules site, generated vs plain MkDocs — {data['machine']['nproc']} CPUs, {data['date'][:16]}, {data['machine']['code measured'].split(':')[0]}"
     )
     fig.tight_layout()
     fig.savefig(out / "plot.png", dpi=110)
