@@ -321,16 +321,16 @@ def file_digest(path: str, info: os.stat_result | None = None) -> bytes:
     with open(path, "rb") as handle:
         fd = handle.fileno()
         size = os.fstat(fd).st_size
-        value = size.to_bytes(8, "little") + hashlib.blake2b(read_at_most(fd, READ_LIMIT - 1), digest_size=_DIGEST).digest()
+        value = size.to_bytes(8, "little") + hashlib.blake2b(read_at_most(fd, size, READ_LIMIT - 1), digest_size=_DIGEST).digest()
     if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS:
         _HASHED[path] = (seen, value)
     return value
 
 
-def read_at_most(fd: int, limit: int) -> bytes:
-    """An open file's bytes, at most one past `limit` (so that a caller sees it is over): read in one call of the
-    size `fstat` gives. A read into a buffer of the limit's size (2 MiB) cost five times the read of a data file."""
-    size = os.fstat(fd).st_size
+def read_at_most(fd: int, size: int, limit: int) -> bytes:
+    """An open file's bytes, at most one past `limit` (so that a caller sees it is over): read in one call of its
+    `size` as the caller's `fstat` gave it. A read into a buffer of the limit's size (2 MiB) cost five times the
+    read of a data file."""
     data = os.read(fd, min(size, limit) + 1)
     if len(data) <= size or len(data) > limit:  # the end, or already over the limit
         return data

@@ -398,7 +398,7 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
             return None, [_not_regular(where, opened.st_mode)]
-        raw = cache.read_at_most(fd, MAX_FILE_BYTES)
+        raw = cache.read_at_most(fd, opened.st_size, MAX_FILE_BYTES)
     except OSError as exc:
         return None, [error(where, "io", f"cannot read file: {exc.strerror or exc}")]
     finally:

@@ -782,20 +782,18 @@ def test_a_file_is_read_up_to_one_byte_past_the_limit(tmp_path: Path, size: int,
     path.write_bytes(bytes(range(size)))
     fd = os.open(path, os.O_RDONLY)
     try:
-        assert cache.read_at_most(fd, 10) == bytes(range(read))
+        assert cache.read_at_most(fd, size, 10) == bytes(range(read))
     finally:
         os.close(fd)
 
 
-def test_a_file_that_grows_after_its_size_was_taken_is_read_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_that_grows_after_its_size_was_taken_is_read_on(tmp_path: Path) -> None:
     path = tmp_path / "f"
     path.write_bytes(b"x" * 30)
-    real_fstat = os.fstat
-    monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 4, *real_fstat(fd)[7:])))  # says 4 bytes
     fd = os.open(path, os.O_RDONLY)
     try:
-        assert cache.read_at_most(fd, 100) == b"x" * 30
+        assert cache.read_at_most(fd, 4, 100) == b"x" * 30  # its size was taken at 4 bytes
         os.lseek(fd, 0, os.SEEK_SET)
-        assert cache.read_at_most(fd, 10) == b"x" * 11
+        assert cache.read_at_most(fd, 4, 10) == b"x" * 11
     finally:
         os.close(fd)
