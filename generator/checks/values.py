@@ -58,11 +58,20 @@ def usable_forms(project: Project, names: Iterable[str]) -> list[str]:
     return [name for name in names if name in forms and _compiled(forms[name].pattern)[0] is not None]
 
 
+def form_patterns(project: Project, names: Iterable[str]) -> tuple[str, ...]:
+    """The patterns of the usable forms among `names`."""
+    forms = project.system.value_forms
+    return tuple(forms[name].pattern for name in usable_forms(project, names))
+
+
+def matches_a_form(patterns: tuple[str, ...], text: str) -> bool:
+    """Whether a text is written in one of the forms of these `patterns`; any text is, when there is none."""
+    return not patterns or any(form_matches(pattern, text) for pattern in patterns)
+
+
 def written_in(project: Project, names: Iterable[str], text: str) -> bool:
     """Whether a text is written in one of the usable forms among `names`; any text is, when none is usable."""
-    forms = project.system.value_forms
-    known = usable_forms(project, names)
-    return not known or any(form_matches(forms[name].pattern, text) for name in known)
+    return matches_a_form(form_patterns(project, names), text)
 
 
 def form_examples(project: Project, names: Iterable[str]) -> str:
@@ -81,15 +90,8 @@ class JudgedColumns:
 
     @classmethod
     def of(cls, project: Project, kind: str) -> JudgedColumns:
-        forms = project.system.value_forms
         columns = getattr(project.system.profiles, kind)
-        return cls(kind, {c.key: (c, tuple(forms[name].pattern for name in usable_forms(project, c.forms))) for c in columns})
-
-
-def value_matches(patterns: tuple[str, ...], value: ProfileValue) -> bool:
-    """Whether a value is written in one of its column's usable forms (their `patterns`); any value is, in a column
-    with none. As written: an unquoted +2 is not the 2 YAML read."""
-    return not patterns or any(form_matches(pattern, source_text(value)) for pattern in patterns)
+        return cls(kind, {c.key: (c, form_patterns(project, c.forms)) for c in columns})
 
 
 _PATTERN_HINT = "a value form is a regular expression without lookarounds or backreferences (RE2 syntax)"
@@ -137,7 +139,8 @@ def check_profile(
             known = list(columns.by_key)
             hint = did_you_mean(key, known) or f"columns: {', '.join(known)}"
             yield error(at(key, owner), "unknown-column", f"{name}: '{key}' is not a {columns.kind} profile column", hint)
-        elif str(value) != parameter and not (footnote and str(value) == "*") and not value_matches(judged[1], value):
+        # judged as written: an unquoted +2 is not the 2 YAML read
+        elif str(value) != parameter and not (footnote and str(value) == "*") and not matches_a_form(judged[1], source_text(value)):
             yield _value_form(project, judged[0], value, owner, name)
     if not partial:
         for key, (column, _patterns) in columns.by_key.items():
