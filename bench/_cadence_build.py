@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: The interpreter's start-up, before this script's first line: a plain MkDocs or Zensical build pays it too.
+#: The interpreter's start-up, before this script's first line: reported on its own, and still counted as the
+#: generator's, though a plain MkDocs or Zensical build pays it too.
 _STARTUP = resource.getrusage(resource.RUSAGE_SELF)
 
 
