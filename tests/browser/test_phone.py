@@ -110,6 +110,44 @@ def test_every_wide_table_holds_its_name_column(site: Browsing, wasteland: Brows
         assert problems.all() == [], "\n".join(problems.all())
 
 
+# Each body row whose name the script made a row header: its name cell's top border and where its text starts,
+# against the next cell's.
+ROW_LINES = """() => [...document.querySelectorAll("article table tbody tr")].filter(r => r.cells.length > 1 && r.cells[0].tagName === "TH").map(r => {
+    const [name, next] = [r.cells[0], r.cells[1]].map(c => getComputedStyle(c));
+    const top = (cell) => { const range = document.createRange(); range.selectNodeContents(cell); return range.getClientRects()[0]?.top ?? null; };
+    return {
+        name: r.cells[0].textContent.trim(),
+        border: [name.borderTopStyle + " " + name.borderTopWidth, next.borderTopStyle + " " + next.borderTopWidth],
+        text: [top(r.cells[0]), top(r.cells[1])],
+    };
+})"""
+
+
+@pytest.mark.browser
+def test_a_row_name_sits_on_its_row_line(site: Browsing, wasteland: Browsing) -> None:
+    """A row's name (the header cell the script makes of it) is ruled off like the cells beside it, and its
+    text starts level with theirs: a game's quick facts and an army list's profiles read as rows on a phone."""
+    for browsing, path in ((site, "fracture/index.html"), (site, ARMY_LIST), (wasteland, WASTELAND_PROFILES)):
+        page, problems = browsing.new_page(phone=True)
+        open_page(page, browsing.url(path))
+        rows = page.evaluate(ROW_LINES)
+        assert len(rows) >= 3, f"{path}: too few rows with a name header to prove anything: {rows}"
+        unruled = [r for r in rows if r["border"][0] != r["border"][1]]
+        assert not unruled, f"{path}: name cells ruled otherwise than their rows: {unruled[:3]}"
+        askew = [r for r in rows if None in r["text"] or abs(r["text"][0] - r["text"][1]) > 0.5]
+        assert not askew, f"{path}: names not level with their rows' text: {askew[:3]}"
+        # Where the header row is hidden (a game's quick facts), the table's own edge is the first row's only line.
+        doubled = page.evaluate(
+            """() => [...document.querySelectorAll("article table")]
+                .filter(t => t.tHead && getComputedStyle(t.tHead).display === "none")
+                .flatMap(t => [...t.tBodies[0].rows[0].cells].map(c => getComputedStyle(c).borderTopWidth))"""
+        )
+        assert all(width == "0px" for width in doubled), f"{path}: a headerless table's first row drawn with a second top line: {doubled}"
+        if path == "fracture/index.html":
+            assert doubled, f"{path}: no headerless table, so the line under its top edge went unchecked"
+        assert problems.all() == [], "\n".join(problems.all())
+
+
 # --- 2. rule look-up in place ---------------------------------------------------------------------------
 
 
