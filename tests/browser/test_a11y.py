@@ -140,3 +140,22 @@ def test_every_zensical_search_result_is_reached_from_the_keyboard(zensical: Bro
     assert all(b - a in (0, 1) for a, b in itertools.pairwise(seen)) and seen[-1] == 24, seen
     assert state["scrolled"] > 0 and state["options"] > 25, state
     assert problems.all() == [], "\n".join(problems.all())
+
+
+@pytest.mark.browser
+def test_links_in_row_names_are_underlined_like_those_in_cells(site: Browsing) -> None:
+    """The rules index's names are links in row headers (the script makes a row's first cell its header): they
+    are underlined like every link in a cell, so they are told from text by more than colour, script or none."""
+    page, problems = site.new_page()
+    page.goto(site.url("rules-index.html"), wait_until="load")
+    page.wait_for_function("() => document.querySelector('article tbody th[scope=row]')")
+    lines = page.evaluate(
+        """() => ({
+            header: [...document.querySelectorAll("article tbody th a")].map(a => getComputedStyle(a).textDecorationLine),
+            cell: [...document.querySelectorAll("article tbody td a")].map(a => getComputedStyle(a).textDecorationLine),
+        })"""
+    )
+    assert len(lines["header"]) >= 20 and lines["cell"], f"too few links to prove anything: {lines}"
+    assert set(lines["cell"]) == {"underline"}, set(lines["cell"])
+    assert set(lines["header"]) == {"underline"}, f"links in row headers: {sorted(set(lines['header']))}"
+    assert problems.all() == [], "\n".join(problems.all())
