@@ -494,6 +494,23 @@ def total_in_view(page: Page) -> bool:
     )
 
 
+def status_gaps(page: Page) -> dict[str, float]:
+    """The army's status box, which stays on screen over the roster: the blank band under its last line, and
+    the space between the total and the first problem, against the box's padding and the list's margin."""
+    gaps: dict[str, float] = page.evaluate(
+        """() => { const box = document.querySelector('.rb-status'), total = document.querySelector('#rb-total');
+        const shown = [...box.children].filter(c => c.getBoundingClientRect().height > 0);
+        const last = shown[shown.length - 1], first = document.querySelector('#rb-problems li');
+        const style = getComputedStyle(box), rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
+        return {
+            below: box.getBoundingClientRect().bottom - parseFloat(style.paddingBottom) - last.getBoundingClientRect().bottom,
+            between: first ? first.getBoundingClientRect().top - total.getBoundingClientRect().bottom : 0,
+            rem: rem,
+        }; }"""
+    )
+    return gaps
+
+
 def cadence_roster(path: Path) -> tuple[int, dict[str, Any]]:
     proc = subprocess.run(
         [sys.executable, "-m", "generator.cli", "-C", str(REPO), "roster", str(path), "--format", "json"],
@@ -528,6 +545,8 @@ def test_player_builds_shares_and_prints_a_fracture_army_on_a_phone(site: Browsi
     page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
     click_legal_army(page, site.url("fracture/builder.html"))
     page.screenshot(path=str(artifacts / "builder-legal-phone.png"), full_page=False)
+    gaps = status_gaps(page)
+    assert gaps["below"] <= 1, f"a blank band under the total in its box, which stays on screen: {gaps}"
 
     # The roster file the page saves gets the same verdict from `cadence roster`.
     legal_file = tmp_path / "legal.json"
@@ -565,6 +584,8 @@ def test_player_builds_shares_and_prints_a_fracture_army_on_a_phone(site: Browsi
     assert "the army may include at most 1 'Warlord' (it has 2)" in messages
     assert any(m.startswith("the army costs 1046 points, more than the 1000 points") for m in messages)
     page.screenshot(path=str(artifacts / "builder-illegal-phone.png"), full_page=False)
+    gaps = status_gaps(page)
+    assert gaps["below"] <= 1 and 0 < gaps["between"] <= 0.2 * gaps["rem"] + 1, f"the problems stand apart from the total: {gaps}"
     illegal_file = tmp_path / "illegal.json"
     illegal_file.write_text(json.dumps(page.evaluate("() => window.cadenceBuilder.roster")), encoding="utf-8")
     code, cli = cadence_roster(illegal_file)
