@@ -101,7 +101,7 @@ def _check(args: argparse.Namespace, root: Path, data_dir: str, content_dir: str
     for note in notes:
         print(note, file=sys.stderr)
     problems = loaded.problems
-    output = format_problems(problems, args.format)
+    output = format_problems(problems, args.format, checked=loaded.checked)
     if output:
         print(output)
     errors = [p for p in problems if p.severity is Severity.ERROR]
@@ -569,7 +569,7 @@ def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: S
         search.staged(staged, cache)
     except (StagingError, DataError) as exc:  # DataError: the edited mkdocs.yml cannot be read as settings
         _print_problems(exc.problems)
-        show_problems(work, exc.problems)
+        show_problems(work, exc.problems, checked=isinstance(exc, StagingError) and exc.checked)
         print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
 
 
@@ -620,7 +620,7 @@ def _checked_project(args: argparse.Namespace) -> Project | None:
     root = _project_root(args.project)
     loaded = load_project(root, *_data_dir(root))
     if loaded.errors or loaded.project is None:
-        print(format_problems(loaded.problems))
+        print(format_problems(loaded.problems, checked=loaded.checked))
         return None
     return loaded.project
 

@@ -47,6 +47,11 @@ class Loaded:
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity.value == "error"]
 
+    @property
+    def checked(self) -> bool:
+        """Whether the checks across files ran: they run only on data that read cleanly (`load_project`)."""
+        return self.resolved is not None
+
 
 def read_content(
     root: Path, content_dir: str, *, allow_outside_links: bool = False, files: set[str] | None = None

@@ -97,12 +97,12 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         problems: list[Problem] = exc.problems
         if not self.serving:
             errors = [str(p) for p in problems if p.severity is Severity.ERROR]
-            raise PluginError("\n".join([*errors, f"rules data: {summary(problems)}"])) from exc
+            raise PluginError("\n".join([*errors, f"rules data: {summary(problems, checked=exc.checked)}"])) from exc
         for problem in problems:
             if problem.severity is Severity.ERROR:
                 log.error(str(problem))
         content = exc.loaded.content if exc.loaded is not None else {}
-        self.broken = error_pages(problems, [*content, *self.last_pages])
+        self.broken = error_pages(problems, [*content, *self.last_pages], checked=exc.checked)
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """`files` event: add every generated page, published file and asset as a generated file (never

@@ -57,7 +57,7 @@ def wait_until_stable(folders: Iterable[Path], settle: float = SETTLE_SECONDS, t
         before = after
 
 
-def error_page(problems: list[Problem]) -> str:
+def error_page(problems: list[Problem], *, checked: bool = True) -> str:
     """The page shown in place of every page while the data has errors: the located problems, escaped.
 
     It is HTML inside Markdown so nothing from the data is read as Markdown; every value passes
@@ -72,12 +72,12 @@ def error_page(problems: list[Problem]) -> str:
     return (
         "# The rules data has problems\n\n"
         '<div class="rules-problems" role="alert">\n'
-        f"<p>{html.escape(summary(problems))}. Fix them and save: this page reloads by itself.</p>\n"
+        f"<p>{html.escape(summary(problems, checked=checked))}. Fix them and save: this page reloads by itself.</p>\n"
         f"<ul>\n{items}\n</ul>\n</div>\n"
     )
 
 
-def error_pages(problems: list[Problem], pages: Iterable[str]) -> dict[str, str]:
+def error_pages(problems: list[Problem], pages: Iterable[str], *, checked: bool = True) -> dict[str, str]:
     """The error page at each of `pages` (site paths without `.md`), so any open page shows it."""
-    text = error_page(problems)
+    text = error_page(problems, checked=checked)
     return dict.fromkeys(sorted({*pages, "index"}), text)

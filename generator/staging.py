@@ -71,6 +71,11 @@ class StagingError(Exception):
         self.problems = problems
         self.loaded = loaded
 
+    @property
+    def checked(self) -> bool:
+        """Whether the checks across files ran (`Loaded.checked`)."""
+        return self.loaded is not None and self.loaded.checked
+
 
 # --- the project's engine config, read and written back with its tags ------------------------
 
@@ -548,14 +553,14 @@ def _walk_files(folder: Traversable) -> list[tuple[str, bytes]]:
     return [(path, item.read_bytes()) for path, item in _walk(folder, PurePosixPath("."))]
 
 
-def show_problems(target: Path, problems: list[Problem]) -> None:
+def show_problems(target: Path, problems: list[Problem], *, checked: bool = True) -> None:
     """While serving: every staged page becomes the page of located problems, so the open browser tab
     shows them after the engine reloads; the next good staging writes the pages back."""
     from .serve_errors import error_pages
 
     docs = target / "docs"
     pages = [p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.md")]
-    for page, text in error_pages(problems, pages).items():
+    for page, text in error_pages(problems, pages, checked=checked).items():
         (_inside(docs, f"{page}.md")).write_text(text, encoding="utf-8")
 
 
@@ -591,8 +596,11 @@ def main(argv: list[str] | None = None) -> int:
             with_search = args.search_entries is not None
             search, problems = _stage_anew(args.root, args.target, config, memo, with_search=with_search, nav_file=args.nav_file)
         except StagingError as exc:
+            from .report import summary
+
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
+            print(summary(exc.problems, checked=exc.checked), file=sys.stderr)
             return 2 if unreadable_project(exc.problems, exc.loaded is not None and exc.loaded.project is not None) else 1
     if args.search_entries is not None:
         args.search_entries.write_bytes(search)

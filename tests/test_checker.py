@@ -323,3 +323,34 @@ def test_spelling_skips_a_tag_whole_and_reads_a_less_than_sign_as_prose(tmp_path
     assert [line for line in lines if "qzx" in line] == [
         "content/core/rules.md:5:24: warning[spelling]: 'qzxw' is not a known word (hint: if 'qzxw' is right, add it to data/words.txt)"
     ], lines
+
+
+def test_a_check_stopped_short_by_unreadable_data_says_so(tmp_path: Path) -> None:
+    """Names, points and army-building rules are checked only on data that reads cleanly (else one bad file
+    echoes as errors everywhere): while one file does not, `cadence check` and `cadence build` say the other
+    checks are still to come, and once it does they run and the note is gone."""
+    from generator.report import NOT_CHECKED
+
+    from .conftest import cadence_build
+
+    project = copy_project(MINI, tmp_path / "mini")
+    rangers = project / "data/skirmish/army-lists/rangers.yaml"
+    published = rangers.read_text()
+    misspelt = published.replace("rules: [Flying, Stubborn]", "rules: [Flyng, Stubborn]")
+    rangers.write_text(misspelt.replace("points: 45}", "points: 45, extra: 3}"))
+
+    def check() -> list[str]:
+        result = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=project, capture_output=True, text=True)
+        assert result.returncode == 1, result.stdout + result.stderr
+        return result.stdout.splitlines()
+
+    lines = check()
+    assert [line.split(": ")[1] for line in lines[:-1]] == ["error[unknown-key]"], lines
+    assert lines[-1] == f"1 error, 0 warnings; {NOT_CHECKED}"
+    built = cadence_build(project, tmp_path / "site", "mkdocs")
+    assert built.returncode == 1 and f"1 error, 0 warnings; {NOT_CHECKED}" in built.stderr.splitlines(), built.stderr
+
+    rangers.write_text(misspelt)
+    lines = check()
+    assert any("error[unknown-rule]" in line and "'Flyng'" in line for line in lines), lines
+    assert lines[-1].endswith(" warnings") and NOT_CHECKED not in "\n".join(lines), lines

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from generator import cache
 from generator.cli import UNFINISHED
 from generator.cli import main as cadence
+from generator.report import NOT_CHECKED
 
 from .conftest import MINI, REPO, copy_project, mkdocs_build
 from .payloads import EVERY_FIELD, RawProject, accepting_fields, check_errors, fields_at, string_fields, with_payload
@@ -338,7 +339,7 @@ def test_fifos_in_data_and_content_are_refused_unopened(tmp_path: Path) -> None:
     assert output.splitlines() == [
         "content/notes.md:1:1: error[not-a-file]: this is a FIFO, not a regular file; it was not read (hint: remove it or replace it with a file)",
         "data/core/extra.yaml:1:1: error[not-a-file]: this is a FIFO, not a regular file; it was not read (hint: remove it or replace it with a file)",
-        "2 errors, 0 warnings",
+        f"2 errors, 0 warnings; {NOT_CHECKED}",
     ]
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(tmp_path / "site")],
@@ -426,7 +427,7 @@ def test_symlink_loops_are_located_errors_not_tracebacks(tmp_path: Path) -> None
         for path in ("content/one.md", "content/two.md", "data/core/self.yaml")
     ]
     code, output = run_check(project)
-    assert (code, output.splitlines()) == (1, [*loops, "3 errors, 0 warnings"])
+    assert (code, output.splitlines()) == (1, [*loops, f"3 errors, 0 warnings; {NOT_CHECKED}"])
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     built = subprocess.run([sys.executable, "-m", "generator.cli", "build", "-q"], cwd=project, capture_output=True, text=True, env=env)
     assert built.returncode == 1 and "Traceback" not in built.stderr

@@ -19,12 +19,12 @@ import pytest
 
 from generator.cli import main as cadence
 from generator.problems import Location, error, one_line, warning
-from generator.report import format_problems
+from generator.report import NOT_CHECKED, format_problems
 
 from .conftest import MINI, copy_project
 
 LINE = re.compile(r"^[^:\n]+:\d+:\d+: (error|warning)\[[a-z-]+\]: ")
-SUMMARY = re.compile(r"^(no problems found|\d+ errors?, \d+ warnings?)$")
+SUMMARY = re.compile(rf"^(no problems found|\d+ errors?, \d+ warnings?(; {re.escape(NOT_CHECKED)})?)$")
 #: Everything Python's str.splitlines() breaks on, besides the ordinary newline.
 BREAKERS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 HOSTILE = "a\nsrc/x.yaml:1:1: error[forged]: b\r\x1b[2Jc\x00d\u2028e\u2029f\x85g\u202eh\x0bi"

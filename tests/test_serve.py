@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 
 from generator.cli import stop_process
 from generator.problems import Location, error
+from generator.report import NOT_CHECKED
 from generator.serve_errors import error_page, wait_until_stable
 from generator.serve_watch import Wakeup
 
@@ -86,6 +88,7 @@ def test_a_broken_save_shows_located_problems_and_a_fix_brings_the_page_back(ser
     ) in broken
     assert "livereload" in broken  # the error page reloads by itself once the data is fixed
     assert "Ranger Captain" not in broken
+    assert re.search(r"<p>1 error, \d+ warnings?\. Fix them and save", broken), "every check ran: nothing more to come"
     status, other = _get(f"{base}/core/rules.html")  # every page shows the problems, none hangs
     assert status == 200 and "error[unknown-weapon-list]" in other
     data.write_text(good, encoding="utf-8")
@@ -101,7 +104,7 @@ def test_an_unparsable_save_is_one_located_problem_in_the_browser(served: tuple[
     system.write_text(good.replace("  id: mini\n", "  id: [mini\n"), encoding="utf-8")
     broken = _until(f"{base}/index.html", "error[yaml]")
     assert "<code>data/system.yaml:3:" in broken
-    assert "1 error, 0 warnings" in broken
+    assert f"1 error, 0 warnings; {NOT_CHECKED}. Fix them and save" in broken  # more may come once it reads
     system.write_text(good, encoding="utf-8")
     _until(f"{base}/index.html", "A test project.")
 
