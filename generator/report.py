@@ -15,7 +15,7 @@ FORMATS = ("text", "json", "github")
 
 #: Said after the counts when the data did not read cleanly, so the checks across files did not run: fixing
 #: these errors may bring others to light, and the designer should expect it.
-NOT_CHECKED = "names, points and army-building rules are checked once these errors are fixed"
+NOT_CHECKED = "names, links, points, army-building rules and spelling are checked once these errors are fixed"
 
 
 def summary(problems: list[Problem], *, checked: bool = True) -> str:
