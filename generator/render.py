@@ -222,7 +222,14 @@ class Renderer:
         return self._render("rules_index.md.j2", page, None, groups=groups, usage=usage)
 
     def licences_page(self, page: str) -> str:
-        return self._render("licences.md.j2", page, None, system=self.project.system, modules=self.project.ordered_modules())
+        """Each module's licence, and under it the notice of each of its army lists that carries one (fan-made
+        lists keep their own terms: the Licences page is where a reader looks for them)."""
+        notices: dict[str, list[tuple[str, str, str]]] = {}
+        for entry in self.project.lists:
+            if entry.army_list.notice and entry.page in self.map.titles:
+                notices.setdefault(entry.module, []).append((entry.key, entry.page, entry.army_list.notice))
+        modules = self.project.ordered_modules()
+        return self._render("licences.md.j2", page, None, system=self.project.system, modules=modules, notices=notices)
 
     # -- content directives --
 

@@ -104,6 +104,35 @@ def test_shipped_site_builds_with_exact_rows(built_site: Path) -> None:
     assert 'id="heavy-armour"' in appendix and 'id="rapid-fire"' in appendix
 
 
+def as_read(markdown: str) -> str:
+    """A notice's words as a reader sees them: its links' text, no emphasis marks, spaces as one."""
+    return " ".join(re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", markdown).replace("*", "").split())
+
+
+def test_licences_name_every_game_s_licence_and_every_list_notice(built_site: Path) -> None:
+    """The Licences page credits each game: its licence on a line of its own, its notice beneath, and under it
+    each of its army lists that keeps terms of its own (the fan-made fleets), linked to the list. Read from
+    the data, so a licence or notice added there must show here."""
+    loaded = load_project(REPO)
+    assert loaded.project is not None
+    page = (built_site / "licences.html").read_text(encoding="utf-8")
+    plain = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+    for module in loaded.project.ordered_modules():
+        licence = module.licence
+        assert licence is not None, module.id
+        name = f'<a href="{licence.url}">{html.escape(licence.name)}</a>' if licence.url else html.escape(licence.name)
+        line = f"<p><strong>Licence:</strong> {name}.</p>"
+        assert line in page, f"{module.id}: no licence line {line!r}"
+        assert as_read(licence.notice) in plain, f"{module.id}: its notice is not on the page"
+    notices = [entry for entry in loaded.project.lists if entry.army_list.notice]
+    assert len(notices) >= 2, "the shipped data has fan-made fleets with notices; the test would prove nothing"
+    for entry in notices:
+        link = os.path.relpath(entry.page + ".html", ".")
+        heading = re.search(rf'<h3 id="[^"]+"><a href="{re.escape(link)}">([^<]+)</a>', page)
+        assert heading, f"{entry.key}: no heading linking to its list"
+        assert as_read(entry.army_list.notice) in plain, f"{entry.key}: its notice is not on the page"
+
+
 def test_a_call_out_in_data_is_a_call_out_on_the_page(built_site: Path) -> None:
     """Fractured Skies' introduction opens with a warning call-out (`!!! warning "Warning"`), as the source
     does: the page shows the theme's warning box with its title and text, not the Markdown."""
