@@ -747,7 +747,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"cadence: {source} is not a file", file=sys.stderr)
         return EXIT_USAGE
     result = import_markdown(root, source, module_id=args.module, out=Path(args.out) if args.out else None)
-    for problem in result.problems:
+    for problem in sorted(result.problems, key=lambda p: p.sort_key):  # by place, as `cadence check` prints them
         print(problem)
     print(result.summary())
     return EXIT_CLEAN

@@ -258,12 +258,16 @@ class Importer:
         self.module_tables: list[dict[str, Any]] = []
         self.rule_uses: dict[str, list[tuple[str, Cell]]] = {}
         self.ids: set[str] = set()
+        self.warned: set[Problem] = set()
         self.kinds = project.system.rule_kinds if project is not None else ("unit", "weapon")
 
     def warn(self, cell: Cell | Node | MdTable, code: str, message: str, hint: str = "") -> None:
         line = cell.line
         column = cell.column if isinstance(cell, Cell) else 1
-        self.result.problems.append(warning(Location(self.rel, line, column), f"import-{code}", message, hint))
+        found = warning(Location(self.rel, line, column), f"import-{code}", message, hint)
+        if found not in self.warned:  # a table's header is met again for each of its rows: told once
+            self.warned.add(found)
+            self.result.problems.append(found)
 
     def unique(self, wanted: str) -> str:
         key, n = wanted, 1

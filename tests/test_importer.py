@@ -94,3 +94,24 @@ def test_importing_into_another_game_reports_instead_of_crashing(tmp_path: Path)
     assert "Traceback" not in result.stderr
     assert result.returncode in (0, 1)
     assert "kind: unit" in (project / "data" / "respawn-classic" / "module.yaml").read_text(encoding="utf-8")
+
+
+def test_a_column_left_out_is_told_once_not_once_per_row(tmp_path: Path) -> None:
+    """Importing into a game whose profiles lack some of the source's columns: each left-out column of a table
+    is one warning at its header, however many rows the table has (the older Respawn module's weapon table has
+    17), and no two lines of the report are the same."""
+    project = copy_project(MINI, tmp_path / "mini")
+    result = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "-C", str(project), "import", str(RESPAWN), "--module", "respawn-classic"],
+        capture_output=True,
+        text=True,
+    )
+    assert "Traceback" not in result.stderr
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if "warning[import-column]" in line]
+    assert lines, "nothing was left out, so the test proved nothing"
+    repeated = [line for line in set(lines) if lines.count(line) > 1]
+    assert not repeated, f"{len(lines)} lines, of which told more than once: {repeated[:3]}"
+    # and by place in the source, as `cadence check` orders its lines
+    told = [line for line in result.stdout.splitlines() if ": warning[import-" in line]
+    places = [tuple(int(n) for n in line.split(":")[1:3]) for line in told]
+    assert len(told) > len(lines) and places == sorted(places), told
