@@ -60,6 +60,15 @@ def test_print_layout_keeps_things_together_and_lists_rules_used(site: Browsing,
     assert set(styles["headings"]) == {"avoid"}, styles["headings"]
     assert set(styles["tables"]) == {"avoid"}, styles["tables"]
 
+    # A row's name (the header cell the script makes of it) is as compact as the cells beside it.
+    paddings = page.evaluate(
+        """() => [...document.querySelectorAll("article tbody tr")].filter(r => r.cells.length > 1 && r.cells[0].tagName === "TH")
+            .map(r => [r.cells[0], r.cells[1]].map(c => { const s = getComputedStyle(c); return s.paddingTop + " " + s.paddingLeft; }))"""
+    )
+    assert paddings, "no row with a name header: the test proves nothing"
+    loose = [p for p in paddings if p[0] != p[1]]
+    assert not loose, f"{len(loose)} row names padded otherwise than their rows in print: {loose[:3]}"
+
     # The rule mentions are followed by the rules used, each with its text.
     used = page.locator("article .rules-used")
     expect(used).to_be_visible()
