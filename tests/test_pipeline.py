@@ -217,3 +217,39 @@ def test_copy_of_shipped_project_checks_clean(tmp_path: Path) -> None:
     copy = copy_project(REPO, tmp_path / "cadence")
     loaded = load_project(copy)
     assert [str(p) for p in loaded.problems] == []
+
+
+def _title_and_heading(page: str) -> tuple[str, str] | None:
+    title, heading = re.search(r"<title>([^<]*)</title>", page), re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S)
+    if title is None or heading is None:
+        return None
+    return html.unescape(title.group(1)).rsplit(" - ", 1)[0], html.unescape(re.sub(r"<[^>]+>", "", heading.group(1))).replace(
+        "¶", ""
+    ).strip()
+
+
+def test_every_page_s_tab_title_is_its_heading(built_site: Path) -> None:
+    """A browser tab (and a bookmark, and a shared link's preview) names the page as its heading does, even where
+    the menu calls it something shorter: "Overview", "Roster" and "Errata" would not say which game."""
+    pages = [p for p in sorted(built_site.rglob("*.html")) if p.name != "404.html"]
+    pairs = {p.relative_to(built_site).as_posix(): _title_and_heading(p.read_text(encoding="utf-8")) for p in pages}
+    assert len([pair for pair in pairs.values() if pair]) >= 70, "too few pages with a title and a heading"
+    differ = {path: pair for path, pair in pairs.items() if pair and pair[0] != pair[1]}
+    assert not differ, f"tab titles that are not the page's heading: {differ}"
+    assert pairs["fracture/builder.html"] == ("Fracture: Roster", "Fracture: Roster")
+
+
+def test_a_menu_group_s_landing_page_is_its_overview(built_site: Path) -> None:
+    """The released games and the games in development each open on a landing page: the menu lists it as the
+    group's Overview, as a game's own index page is, not under the group's name a second time."""
+    page = (built_site / "fracture/index.html").read_text(encoding="utf-8")
+    menu = page[page.index("md-nav--primary") :]
+    links = re.findall(r'<(a|label)[^>]*class="md-nav__link[^"]*"[^>]*>(.*?)</\1>', menu, re.S)
+    labels = [" ".join(html.unescape(re.sub(r"<[^>]+>", "", inner)).split()) for _tag, inner in links]
+    labels = [label for label in labels if label]
+    for group in ("Released Games", "Games in Development"):
+        at = labels.index(group)
+        assert labels[at + 1] == "Overview", labels[at : at + 3]
+    assert re.search(r'<a href="\.\./released-games\.html" class="md-nav__link">\s*<span class="md-ellipsis">\s*Overview', menu), (
+        "the Overview entry does not lead to the landing page"
+    )
