@@ -98,8 +98,8 @@ def test_importing_into_another_game_reports_instead_of_crashing(tmp_path: Path)
 
 def test_a_column_left_out_is_told_once_not_once_per_row(tmp_path: Path) -> None:
     """Importing into a game whose profiles lack some of the source's columns: each left-out column of a table
-    is one warning at its header, however many rows the table has (the older Respawn module's weapon table has
-    17), and no two lines of the report are the same."""
+    is one warning at its header, however many rows the table has (the older Respawn module's ranged weapon
+    table has 19), and no two lines of the report are the same."""
     project = copy_project(MINI, tmp_path / "mini")
     result = subprocess.run(
         [sys.executable, "-m", "generator.cli", "-C", str(project), "import", str(RESPAWN), "--module", "respawn-classic"],
