@@ -253,3 +253,18 @@ def test_a_menu_group_s_landing_page_is_its_overview(built_site: Path) -> None:
     assert re.search(r'<a href="\.\./released-games\.html" class="md-nav__link">\s*<span class="md-ellipsis">\s*Overview', menu), (
         "the Overview entry does not lead to the landing page"
     )
+
+
+def test_every_page_credits_the_rules_in_its_footer(built_site: Path) -> None:
+    """A reader may land on any page from a search: each one names whose rules these are and on what terms (the
+    project's `copyright` in mkdocs.yml, which the theme prints in every footer), beside the Licences page."""
+    import yaml
+
+    credit = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))["copyright"]
+    assert "CC BY 4.0" in credit
+    pages = sorted(built_site.rglob("*.html"))
+    assert len(pages) >= 70
+    uncredited = [
+        p.relative_to(built_site).as_posix() for p in pages if html.escape(credit, quote=False) not in p.read_text(encoding="utf-8")
+    ]
+    assert not uncredited, f"pages without the credit in their footer: {uncredited[:5]}"
