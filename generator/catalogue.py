@@ -209,7 +209,12 @@ class Project:
         return found
 
     def find(self, table: str, name: str, scope: Scope) -> Found[Any] | None:
-        """Look up a name in one of a scope's tables ('weapon_lists', 'upgrades', 'units', 'rules', ...)."""
+        """Look up a name in one of a scope's tables ('weapon_lists', 'upgrades', 'units', 'rules', ...).
+
+        A weapon may be named with its value, as the system writes values ('Melee Strike (6)' for the weapon
+        'Melee Strike', whose profile holds X): the one lookup every stage uses, so the checker, the costs,
+        the builder's data and the page's links all find the same weapon.
+        """
         key = (table, slugify(name), scope.key)
         if key in self._found:
             return self._found[key]
@@ -219,6 +224,10 @@ class Project:
             if item:
                 found = Found(item, s.key)
                 break
+        if found is None and table == "weapons":
+            bare = self.parse_use(name, scope).name
+            if bare != name:
+                found = self.find(table, bare, scope)
         self._found[key] = found
         return found
 
@@ -236,7 +245,7 @@ class Project:
             self._costs[key] = unit_cost(
                 unit,
                 weapon_list=lambda n: self.one("weapon_lists", n, scope),
-                weapon=lambda n: self.one("weapons", n, scope) or self.one("weapons", RuleUse.parse(n).name, scope),
+                weapon=lambda n: self.one("weapons", n, scope),
                 upgrade=lambda n: self.one("upgrades", n, scope),
             )
         return self._costs[key]

@@ -174,9 +174,7 @@ class _ListExporter:
         found_list = self.project.one("weapon_lists", name, self.scope)
         if found_list is not None:
             return [self.weapon(w) for w in found_list.weapons]
-        found = self.project.one("weapons", name, self.scope) or self.project.one(
-            "weapons", self.project.parse_use(name, self.scope).name, self.scope
-        )
+        found = self.project.one("weapons", name, self.scope)
         return [self.weapon(found)] if found is not None else []
 
     def unit(self, unit: Unit, unit_ids: dict[str, str]) -> dict[str, Any]:

@@ -268,3 +268,24 @@ def test_every_page_credits_the_rules_in_its_footer(built_site: Path) -> None:
         p.relative_to(built_site).as_posix() for p in pages if html.escape(credit, quote=False) not in p.read_text(encoding="utf-8")
     ]
     assert not uncredited, f"pages without the credit in their footer: {uncredited[:5]}"
+
+
+def test_every_weapon_a_unit_carries_links_to_its_row(built_site: Path) -> None:
+    """What a unit is equipped with links to each weapon's row, however the data names it: 'Melee Strike (6)' is
+    the weapon 'Melee Strike' with its X, as the checker, the costs and the builder's data already read it."""
+    loaded = load_project(REPO)
+    assert loaded.project is not None
+    before, _, after = loaded.project.system.labels.equipped_with.partition("{weapons}")
+    carried = re.compile(re.escape(html.escape(before, quote=False)) + r"(.*?)" + re.escape(after) + r"</p>")
+    unlinked: dict[str, list[str]] = {}
+    count = 0
+    for entry in loaded.project.lists:
+        page = (built_site / f"{entry.page}.html").read_text(encoding="utf-8")
+        for match in carried.finditer(page):
+            items = [item.strip() for item in re.split(r",(?![^<]*</a>)", match.group(1))]
+            count += len(items)
+            unlinked.setdefault(entry.page, []).extend(item for item in items if not item.startswith("<a href="))
+    assert count >= 30, f"only {count} carried weapons found: the test would prove nothing"
+    assert not {page: items for page, items in unlinked.items() if items}, unlinked
+    unsc = (built_site / "halo-breakpoint/army-lists/unsc-army-list.html").read_text(encoding="utf-8")
+    assert '<a href="#weapons--melee-strike">Melee Strike (6)</a>' in unsc

@@ -98,8 +98,6 @@ class Binder:
 
     def name(self, table: str, name: str, scope: Scope, owner: Record, what: str, context: str) -> tuple[object, ...]:
         found = self.project.find(table, name, scope)
-        if found is None and table == "weapons":
-            found = self.project.find(table, self.project.parse_use(name, scope).name, scope)
         items: tuple[object, ...] = ()
         if found is not None:
             items = tuple(found.item) if isinstance(found.item, list) else (found.item,)
