@@ -408,11 +408,21 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
         _swap_in(built, out, work)
+        if not args.quiet:  # the engine named the staging folder it built in; the site is here
+            print(f"cadence: the site is in {_shown(out)}", file=sys.stderr)
         return EXIT_CLEAN
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
         stop_process(process, timeout=30)
+
+
+def _shown(path: Path) -> str:
+    """A path as the user would type it: relative to where they are when it is inside, else absolute."""
+    try:
+        return f"{path.relative_to(Path.cwd())}{os.sep}"
+    except ValueError:
+        return f"{path}{os.sep}"
 
 
 @contextlib.contextmanager

@@ -401,8 +401,10 @@ def test_quiet_holds_back_what_zensical_prints_unless_its_build_fails(
         return code, out, err
 
     assert build("--quiet") == (0, "", "")
-    code, out, _err = build()
+    code, out, err = build()
     assert code == 0 and "Build finished" in out
+    # the engine names the staging folder it built in; the last line says where the site is
+    assert err.splitlines()[-1] == f"cadence: the site is in {tmp_path / 'site'}{os.sep}", err
     monkeypatch.setitem(cli.ENGINE_COMMANDS, "zensical", f"{__name__}:engine_that_fails")
     monkeypatch.setenv("PYTHONPATH", str(REPO))  # a new interpreter, in the staging folder, finds it too
     code, out, err = build("--quiet")
