@@ -209,6 +209,12 @@ class Labels(Record):
     module_roster: str = label(
         "module_roster", "Title of a module's army builder page; '{module}': the module's title.", "{module}: Armeeliste"
     )
+    not_found: str = label("not_found", "Heading of the page shown at an address where no page is.", "Seite nicht gefunden")
+    not_found_text: str = label(
+        "not_found_text",
+        "What that page says under its heading.",
+        "Unter dieser Adresse gibt es keine Seite. Suche oben in den Regeln oder wähle ein Spiel im Menü.",
+    )
 
     model: str = label("model", "Header of the model column.", "Modell")
     weapon: str = label("weapon", "Header of the weapon column.", "Waffe")

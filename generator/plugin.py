@@ -21,7 +21,18 @@ from .pages import Generated, Loaded, navigation
 from .problems import Problem, Severity
 from .report import summary
 from .serve_errors import error_pages, wait_until_stable
-from .staging import THEME_DIR, Options, StagingError, asset_files, asset_links, load_and_generate, page_meta, with_meta
+from .staging import (
+    THEME_DIR,
+    THEME_WORDS,
+    Options,
+    StagingError,
+    asset_files,
+    asset_links,
+    load_and_generate,
+    page_meta,
+    theme_words,
+    with_meta,
+)
 
 log = logging.getLogger("mkdocs.plugins.rules")
 
@@ -87,6 +98,7 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         css, js = asset_links(sorted(self.assets))
         config.extra_css.extend(c for c in css if c not in config.extra_css)
         config.extra_javascript.extend(j for j in js if j not in config.extra_javascript)
+        config.extra[THEME_WORDS] = theme_words(loaded.project.system.labels)
         theme = str(resources.files("generator").joinpath(THEME_DIR))
         if theme not in config.theme.dirs:  # after the project's custom_dir, which may replace these templates
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, theme)

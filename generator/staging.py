@@ -32,6 +32,7 @@ from .untrusted import SAFE_LOADER
 
 if TYPE_CHECKING:  # the rest of the pipeline is imported where it runs: a build of an unchanged project needs none of it
     from .incremental import PageCache
+    from .model import Labels
     from .pages import Generated, Loaded
 
 CONFIG_NAME = "mkdocs.yml"
@@ -379,6 +380,15 @@ def nav_file_text(nav: list[object]) -> str:
     return dump_config({"nav": nav})
 
 
+#: Under the engine config's `extra`: the words our theme's own templates show (404.html), from the system's labels.
+THEME_WORDS = "rules_words"
+
+
+def theme_words(labels: Labels) -> dict[str, str]:
+    """The labels our theme templates show: a template reads only the engine's config, never the project."""
+    return {"not_found": labels.not_found, "not_found_text": labels.not_found_text}
+
+
 def engine_config(
     config: dict[str, Any],
     root: Path,
@@ -485,6 +495,7 @@ def _stage(
         config, root, target.resolve(), (target / "docs").resolve(), site_dir.resolve(), nav, sorted(assets), nav_file=in_docs, hooks=hooks
     )
     staged_config["theme"] = {**(staged_config.get("theme") or {}), "custom_dir": THEME_DIR}
+    staged_config["extra"] = {**(staged_config.get("extra") or {}), THEME_WORDS: theme_words(loaded.project.system.labels)}
     staged = {CONFIG_NAME: dump_config(staged_config).encode("utf-8")}
     staged.update({f"{THEME_DIR}/{path}": data for path, data in theme_files(root, config).items()})
     staged.update({f"docs/{path}": data for path, data in files.items()})

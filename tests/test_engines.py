@@ -199,6 +199,23 @@ def test_both_engines_build_the_same_site(name: str, engine_sites: dict[tuple[st
     assert broken_links(zensical_site, zensical_pages) == []
 
 
+def test_the_page_for_a_missing_address_speaks_the_game_s_words(engine_sites: dict[tuple[str, str], Path], built_site: Path) -> None:
+    """At an address where no page is, each engine (and a plain `mkdocs build` through the plugin) shows the
+    system's labels, not the theme's English "404 - Not found"; Wasteland's labels are its own."""
+    from generator.pages import load_project
+
+    for name, project in PROJECTS.items():
+        loaded = load_project(project)
+        assert loaded.project is not None
+        labels = loaded.project.system.labels
+        sites = [engine_sites[name, engine] for engine in ENGINES] + ([built_site] if name == "cadence" else [])
+        for site in sites:
+            page = (site / "404.html").read_text(encoding="utf-8")
+            assert f"<h1>{html.escape(labels.not_found)}</h1>" in page, site
+            assert f"<p>{html.escape(labels.not_found_text)}</p>" in page, site
+            assert "404 - Not found" not in page, site
+
+
 def test_a_page_named_with_glob_characters_is_in_both_engines_menus(tmp_path: Path) -> None:
     """Zensical reads the staged navigation from the docs folder, where a bare entry could be a glob: a page's
     path must name that page only. A content folder's own nav file there gives way to the staged one."""

@@ -210,6 +210,7 @@ def test_labels_name_the_navigation_and_the_page_headings(marked_sites: dict[str
     for path, heading in headings.items():
         assert heading in pages[path].headings, (path, pages[path].headings)
         assert pages[path].title.startswith("⟦"), (path, pages[path].title)  # the browser tab too
+    assert "⟦not_found⟧" in pages["404.html"].headings, pages["404.html"].headings  # the theme's page for no page
 
 
 def test_every_english_default_is_a_label() -> None:
