@@ -255,15 +255,11 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
             by_status[module.status].append({title: section})
     # A group's landing page is its overview, as a game's index page is: named after the group, it would read
     # twice in a row in the menu ("Released Games" over "Released Games").
-    if "released" in landing:
-        nav.append({text(labels.released): [{text(labels.overview): f"{landing['released']}.md"}, *by_status["released"]]})
-    else:
-        nav.extend(by_status["released"])
-    if "in_development" in landing:
-        overview = {text(labels.overview): f"{landing['in_development']}.md"}
-        nav.append({text(labels.in_development): [overview, *by_status["in-development"]]})
-    else:
-        nav.extend(by_status["in-development"])
+    for kind, status, group in (("released", "released", labels.released), ("in_development", "in-development", labels.in_development)):
+        if kind in landing:
+            nav.append({text(group): [{text(labels.overview): f"{landing[kind]}.md"}, *by_status[status]]})
+        else:
+            nav.extend(by_status[status])
     for kind, title in (("rules_index", labels.rules_index), ("changes", labels.changes)):
         if kind in landing:
             nav.append({text(title): f"{landing[kind]}.md"})
