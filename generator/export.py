@@ -471,7 +471,23 @@ def json_schema() -> dict[str, Any]:
 # --- publishing in the site ----------------------------------------------------------------------
 
 #: The builder's controls, by the key builder.js asks for: each is the system's label `builder_<key>`.
-BUILDER_UI = ("list", "size", "limit", "total", "unit", "add", "remove", "group", "copy", "export", "import", "print", "unpriced")
+BUILDER_UI = (
+    "list",
+    "size",
+    "limit",
+    "total",
+    "unit",
+    "add",
+    "remove",
+    "group",
+    "option",
+    "swap",
+    "copy",
+    "export",
+    "import",
+    "print",
+    "unpriced",
+)
 
 
 def builder_words(project: Project, module: Module) -> dict[str, str]:
@@ -479,6 +495,7 @@ def builder_words(project: Project, module: Module) -> dict[str, str]:
     labels = project.system.labels
     words = {key: getattr(labels, f"builder_{key}") for key in BUILDER_UI}
     words["rules_used"] = module.terms.over(labels)["rules_used"]
+    words["any_number"] = labels.any_number  # an open upper limit, as the at-a-glance table writes it
     return words
 
 

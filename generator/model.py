@@ -346,6 +346,14 @@ class Labels(Record):
     builder_add: str = label("builder_add", "Army builder: the button that adds a unit.", "Hinzufügen")
     builder_remove: str = label("builder_remove", "Army builder: the buttons that remove a unit or models.", "Entfernen")
     builder_group: str = label("builder_group", "Army builder: the button that adds models to a unit.", "Modelle hinzufügen")
+    builder_option: str = label(
+        "builder_option",
+        "Army builder: heading of the weapons one choice offers; '{weapons}': its lists, '{count}': how many it takes (1, 0–2).",
+        "{weapons}: {count}",
+    )
+    builder_swap: str = label(
+        "builder_swap", "Army builder: heading of the weapons a swap offers; '{weapons}': what they replace.", "Anstelle von {weapons}"
+    )
     builder_copy: str = label("builder_copy", "Army builder: the button that copies the roster's link.", "Link kopieren")
     builder_export: str = label("builder_export", "Army builder: the button that saves the roster as a file.", "Speichern")
     builder_import: str = label("builder_import", "Army builder: the button that opens a roster file.", "Öffnen")

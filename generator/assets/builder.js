@@ -826,7 +826,8 @@
       a.click();
       a.remove();
     });
-    var importInput = el("input", { type: "file", id: "rb-import", accept: ".json,application/json" });
+    // The file chooser itself is out of sight, not out of reach: its label is the button, and it still takes the focus.
+    var importInput = el("input", { type: "file", id: "rb-import", class: "rb-sr", accept: ".json,application/json" });
     importInput.addEventListener("change", function () {
       var file = importInput.files && importInput.files[0];
       if (!file) return;
@@ -841,7 +842,7 @@
     });
     var print = el("button", { type: "button", class: "md-button", id: "rb-print", text: this.word("print") });
     print.addEventListener("click", function () { window.print(); });
-    root.appendChild(el("div", { class: "rb-actions" }, [copy, exportButton, el("label", { for: "rb-import", text: this.word("import") }), importInput, print]));
+    root.appendChild(el("div", { class: "rb-actions" }, [copy, exportButton, importInput, el("label", { for: "rb-import", class: "md-button rb-file", text: this.word("import") }), print]));
 
     root.appendChild(this.printout(army, result, terms, currency));
     if (focusId) {
@@ -883,10 +884,6 @@
       });
       card.appendChild(el("div", { class: "rb-choice rb-reserve" }, [reserve, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + extra.points + ")" })]));
     }
-    var allowed = [];
-    unit.weapons.options.forEach(function (o) { allowed = allowed.concat(o.weapons); });
-    unit.weapons.swaps.forEach(function (s) { allowed = allowed.concat(s.with); });
-    allowed = allowed.filter(function (w, n) { return allowed.indexOf(w) === n; });
     entry.models.forEach(function (group, j) {
       var id = "rb-" + i + "-" + j;
       var row = el("div", { class: "rb-group" });
@@ -908,12 +905,13 @@
         el("label", { for: id + "-model", text: terms.model }), modelSelect,
         el("label", { for: id + "-count", text: terms.count }), count,
       ]));
-      if (allowed.length) row.appendChild(self.choices(id + "-w", terms.weapon, allowed, army.weapons, group.weapons, function (w) { return w.points; }));
       var model = find(unit.models, group.model);
+      var arms = self.weaponGroups(unit.weapons, model);
+      if (arms.length) row.appendChild(self.choices(id + "-w", terms.weapon, arms, army.weapons, group.weapons, function (w) { return w.points; }));
       var offered = unit.upgrades.options.filter(function (o) {
         return o.models.length === 0 || (model && o.models.some(function (m) { return norm(m) === norm(model.name); }));
       }).map(function (o) { return o.upgrade; });
-      if (offered.length) row.appendChild(self.choices(id + "-u", terms.upgrade, offered, army.upgrades, group.upgrades, function (u) { return u.points; }));
+      if (offered.length) row.appendChild(self.choices(id + "-u", terms.upgrade, [{ legend: null, ids: offered }], army.upgrades, group.upgrades, function (u) { return u.points; }));
       if (entry.models.length > 1) {
         var drop = el("button", { type: "button", class: "rb-remove", "aria-label": self.word("remove") + " " + group.model, text: "×" });
         drop.addEventListener("click", function () { entry.models.splice(j, 1); self.change(); });
@@ -932,8 +930,36 @@
     return card;
   };
 
-  /** Checkboxes for the weapons or upgrades a model may take, with their costs. */
-  Builder.prototype.choices = function (id, legend, ids, table, chosen, price) {
+  /** The weapons a model may choose, a group for each of the unit's choices (as its army list words them): each
+   * option, headed by its lists and how many it takes, then each swap, headed by what it replaces. An option
+   * for other models is left out; a weapon is shown once, in its first group. */
+  Builder.prototype.weaponGroups = function (weapons, model) {
+    var self = this;
+    var shown = [];
+    var groups = [];
+    function add(legend, ids) {
+      ids = ids.filter(function (w) { return shown.indexOf(w) < 0; });
+      shown = shown.concat(ids);
+      if (ids.length) groups.push({ legend: legend, ids: ids });
+    }
+    weapons.options.forEach(function (o) {
+      if (o.models && o.models.length && !(model && o.models.some(function (m) { return norm(m) === norm(model.name); }))) return;
+      var least = o.min === null ? 0 : o.min;
+      var count = o.max === least ? String(least) : least + "\u2013" + (o.max === null ? self.word("any_number") : o.max);
+      add(least === 0 && o.max === null ? o.label : self.say("option", { weapons: o.label, count: count }), o.weapons);
+    });
+    weapons.swaps.forEach(function (s) { add(self.say("swap", { weapons: s.label }), s.with); });
+    return groups;
+  };
+
+  /** A control's words with values put in: each '{name}' of the label, as the roster checker's messages. */
+  Builder.prototype.say = function (key, values) {
+    return this.word(key).replace(/\{(\w+)\}/g, function (whole, name) { return has(values, name) ? String(values[name]) : whole; });
+  };
+
+  /** Checkboxes for the weapons or upgrades a model may take, with their costs: one set per group (a group's
+   * legend shown, or, for one group without a legend, the control's name for screen readers). */
+  Builder.prototype.choices = function (id, legend, groups, table, chosen, price) {
     var self = this;
     var box = el("details", { class: "rb-choices" });
     var picked = chosen.map(norm);
@@ -944,8 +970,15 @@
     });
     var summary = el("summary", { text: legend + (chosen.length ? ": " + chosen.join(", ") : "") });
     box.appendChild(summary);
-    var field = el("fieldset", {}, [el("legend", { class: "rb-sr", text: legend })]);
-    ids.forEach(function (key, n) {
+    var n = 0;
+    groups.forEach(function (group) {
+      var field = el("fieldset", {}, [group.legend ? el("legend", { class: "rb-legend", text: group.legend }) : el("legend", { class: "rb-sr", text: legend })]);
+      group.ids.forEach(function (key) { field.appendChild(choice(key, n++)); });
+      box.appendChild(field);
+    });
+    return box;
+
+    function choice(key, n) {
       var item = table[key];
       var input = el("input", { type: "checkbox", id: id + "-" + n });
       input.checked = picked.indexOf(norm(item.name)) >= 0;
@@ -956,10 +989,8 @@
         self.change();
       });
       var p = price(item);
-      field.appendChild(el("div", { class: "rb-choice" }, [input, el("label", { for: id + "-" + n, text: item.name + (p !== null && p !== undefined ? " (" + p + ")" : "") })]));
-    });
-    box.appendChild(field);
-    return box;
+      return el("div", { class: "rb-choice" }, [input, el("label", { for: id + "-" + n, text: item.name + (p !== null && p !== undefined ? " (" + p + ")" : "") })]);
+    }
   };
 
   /** The printed roster: one card per unit, then the full text of every special rule it uses. */

@@ -604,6 +604,92 @@ def test_player_builds_a_fracture_army_on_a_phone_on_the_zensical_site(zensical:
     assert not problems.all(), problems.all()
 
 
+def weapon_groups(page: Page, index: int) -> list[tuple[str, list[str]]]:
+    """The weapon choices of a unit's first models as the card shows them: each group's heading and the names
+    of its checkboxes (costs left off)."""
+    groups: list[tuple[str, list[str]]] = page.evaluate(
+        """(i) => [...document.querySelectorAll(`details:has(#rb-${i}-0-w-0) fieldset`)].map(f => [
+            f.querySelector('legend').textContent,
+            [...f.querySelectorAll('.rb-choice label')].map(l => l.textContent.replace(/ \\(\\d+\\)$/, '')),
+        ])""",
+        index,
+    )
+    return groups
+
+
+def test_weapon_choices_are_grouped_as_the_army_list_offers_them(site: Browsing, exports: dict[str, ModuleExport], artifacts: Path) -> None:
+    """A player sees which weapons come from which choice and how many each takes, as the army list says:
+    Marauder Grunts take one of each of three lists, and two of them may trade for specialist weapons."""
+    page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    open_builder(page, site.url("fracture/builder.html"))
+    page.select_option("#rb-list", label="Marauders")
+    page.select_option("#rb-unit", label="Grunts")
+    page.click("#rb-add")
+    page.locator("details:has(#rb-0-0-w-0) summary").click()
+    page.screenshot(path=str(artifacts / "builder-weapon-groups.png"), full_page=True)
+    groups = weapon_groups(page, 0)
+    assert [legend for legend, _ in groups] == [
+        "Standard Sidearms: 0\u20131",
+        "Standard Weapons: 0\u20131",
+        "Grenades: 0\u20131",
+        "In place of Standard Sidearms / Standard Weapons",
+    ]
+    assert groups[2][1] == ["HE Grenade", "Frag Grenade"]
+    # Every unit of every Fracture list: each weapon its first model may choose is offered once, under the
+    # first choice that has it, and nothing else is offered.
+    data = exports["fracture"].data
+    checked = 0
+    for army in data["lists"]:
+        page.select_option("#rb-list", label=army["name"])
+        page.evaluate("() => { window.cadenceBuilder.roster.units = []; window.cadenceBuilder.change(); }")
+        for unit in army["units"]:
+            page.select_option("#rb-unit", label=unit["name"])
+            page.click("#rb-add")
+            index = page.locator(".rb-unit").count() - 1
+            model = unit["models"][0]["name"]
+            weapons = unit["weapons"]
+            offered = [w for o in weapons["options"] if not o["models"] or model in o["models"] for w in o["weapons"]]
+            offered += [w for s in weapons["swaps"] for w in s["with"]]
+            expected = [army_weapon["name"] for key in dict.fromkeys(offered) for army_weapon in [army["weapons"][key]]]
+            shown = [name for _, names in weapon_groups(page, index) for name in names]
+            assert shown == expected, (army["name"], unit["name"])
+            checked += 1
+    assert checked == sum(len(army["units"]) for army in data["lists"]) > 30
+    assert not problems.all()
+
+
+def test_open_file_is_a_button_that_opens_a_roster(site: Browsing, tmp_path: Path) -> None:
+    """The roster file chooser is worded and shaped as the buttons beside it, and reached by the keyboard."""
+    page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    open_builder(page, site.url("fracture/builder.html"))
+    opener = page.locator("label[for=rb-import]")
+    copy = page.locator("#rb-copy")
+    assert opener.inner_text() == "Open file"
+    looks = "(e) => { const s = getComputedStyle(e); const r = document.createRange(); r.selectNodeContents(e);"
+    looks += " return [s.borderTopWidth, s.borderTopStyle, e.getBoundingClientRect().height, r.getBoundingClientRect().top - e.getBoundingClientRect().top]; }"
+    border, style, height, text_top = opener.evaluate(looks)
+    assert [border, style] == copy.evaluate(looks)[:2] and abs(height - copy.evaluate(looks)[2]) < 1
+    assert abs(text_top - copy.evaluate(looks)[3]) < 1, "the label's words sit higher or lower than the buttons'"
+    roster = {
+        "format_version": 1,
+        "module": "fracture",
+        "list": "marauders",
+        "points": 1000,
+        "units": [{"unit": "Warlord", "models": [{"model": "Warlord", "count": 1}]}],
+    }
+    file = tmp_path / "roster.json"
+    file.write_text(json.dumps(roster), encoding="utf-8")
+    with page.expect_file_chooser() as chooser:
+        opener.click()
+    chooser.value.set_files(str(file))
+    expect(page.locator("#rb-total")).to_contain_text("50 / 1000")
+    page.focus("#rb-export")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "rb-import"
+    assert opener.evaluate("e => getComputedStyle(e).outlineStyle") == "solid", "the focused chooser does not show"
+    assert not problems.all()
+
+
 def test_keyboard_alone_adds_a_unit(site: Browsing) -> None:
     page, problems = site.new_page(PHONE_390)  # type: ignore[arg-type]
     open_builder(page, site.url("fracture/builder.html"))

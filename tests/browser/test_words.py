@@ -61,10 +61,17 @@ def test_builder_controls_and_printout_speak_the_labels(browser: Browser, marked
         problems_shown = page.locator("#rb-problems li").all_inner_texts()
         assert problems_shown and all("⟦roster_" in line for line in problems_shown), problems_shown
         text, english = shown(page.content(), "skirmish/builder.html", sources)
+        # the wardens' list: a unit whose weapons a swap offers, headed by the swap's label
+        page.select_option("#rb-list", label="Wardens")
+        page.select_option("#rb-unit", label="Gate Wardens")
+        page.click("#rb-add")
+        page.evaluate("document.querySelector('[data-rules-builder]').removeAttribute('data-ui')")
+        swap_text, swap_english = shown(page.content(), "skirmish/builder.html", sources)
+        assert "⟦builder_swap⟧" in swap_text and "⟦builder_option⟧ Pistol 0\u20131" in swap_text
         # a module with a currency names its points field after it, not with the `limit` label
         expected = {f"⟦builder_{key}⟧" for key in BUILDER_UI if key != "limit"} | {"⟦rules_used⟧", "⟦weapon⟧", "⟦model⟧", "⟦count⟧"}
-        assert {word for word in expected if word not in text} == set()
-        assert english == []
+        assert {word for word in expected if word not in text + swap_text} == set()
+        assert english == [] and swap_english == []
         assert problems.all() == []
     finally:
         browsing.close()
