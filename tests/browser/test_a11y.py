@@ -21,6 +21,7 @@ CADENCE_PAGES = [
     "core-rules/special-rules-appendix.html",
     "fracture/errata.html",
     "index.html#search",  # with the search dialog open and showing results
+    "fracture/builder.html#roster",  # with a unit in the roster, its weapon choices open
 ]
 WASTELAND_PAGES = ["core-rules/profiles-in-the-rules.html"]  # the same theme and script: its generated page
 SEARCH_WORD = "armour"
@@ -54,16 +55,29 @@ def open_search(page: Page, word: str) -> None:
         expect(page.locator("ol[role=listbox] a[role=option]").first).to_be_visible()
 
 
+def fill_roster(page: Page) -> None:
+    """The army builder as a player has it: a unit of Marauder Grunts in the roster, its weapon choices open
+    (a group heading for each choice and swap)."""
+    page.wait_for_selector("[data-rules-builder][data-ready=true]")
+    page.select_option("#rb-list", label="Marauders")
+    page.select_option("#rb-unit", label="Grunts")
+    page.click("#rb-add")
+    page.locator("details:has(#rb-0-0-w-0) summary").click()
+    expect(page.locator(".rb-legend").first).to_be_visible()
+
+
 def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "dark"], axe_script: str, word: str) -> dict[str, list]:
     page, problems = browsing.new_page(scheme=scheme)
     report: dict[str, list] = {}
     for path in pages:
-        page.goto(browsing.url(path.removesuffix("#search")), wait_until="load")
+        page.goto(browsing.url(path.removesuffix("#search").removesuffix("#roster")), wait_until="load")
         page.wait_for_function(
             "() => !document.querySelector('article table') || document.querySelector('article .md-typeset__scrollwrap')"
         )
         if path.endswith("#search"):
             open_search(page, word)
+        if path.endswith("#roster"):
+            fill_roster(page)
         report[path] = violations(page, axe_script)
     assert problems.all() == [], "\n".join(problems.all())
     return report
