@@ -22,6 +22,14 @@ CADENCE_PAGES = [
     "fracture/errata.html",
     "index.html#search",  # with the search dialog open and showing results
     "fracture/builder.html#roster",  # with a unit in the roster, its weapon choices open
+    "fracture/army-lists/marauders.html#popover",  # with a rule's pop-up open
+    "fracture/index.html",
+    "released-games.html",
+    "rules-index.html",
+    "recent-changes.html",
+    "licences.html",
+    "about/about-the-game.html",
+    "404.html",
 ]
 WASTELAND_PAGES = ["core-rules/profiles-in-the-rules.html"]  # the same theme and script: its generated page
 SEARCH_WORD = "armour"
@@ -70,7 +78,7 @@ def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "
     page, problems = browsing.new_page(scheme=scheme)
     report: dict[str, list] = {}
     for path in pages:
-        page.goto(browsing.url(path.removesuffix("#search").removesuffix("#roster")), wait_until="load")
+        page.goto(browsing.url(path.partition("#")[0]), wait_until="load")
         page.wait_for_function(
             "() => !document.querySelector('article table') || document.querySelector('article .md-typeset__scrollwrap')"
         )
@@ -78,6 +86,10 @@ def check_pages(browsing: Browsing, pages: list[str], scheme: Literal["light", "
             open_search(page, word)
         if path.endswith("#roster"):
             fill_roster(page)
+        if path.endswith("#popover"):
+            page.locator("article a.rule-link").first.click()
+            expect(page.locator("#rule-popover")).to_be_visible()
+            page.mouse.move(1, 1)  # the pop-up as it stays, not its link hovered (Material's hover colours)
         report[path] = violations(page, axe_script)
     assert problems.all() == [], "\n".join(problems.all())
     return report
