@@ -31,7 +31,11 @@ CADENCE_PAGES = [
     "about/about-the-game.html",
     "404.html",
 ]
-WASTELAND_PAGES = ["core-rules/profiles-in-the-rules.html"]  # the same theme and script: its generated page
+WASTELAND_PAGES = [  # the same theme and scripts, in its own colours
+    "core-rules/profiles-in-the-rules.html",
+    "core-rules/example-battle-group.html#popover",
+    "core-rules/builder.html",
+]
 SEARCH_WORD = "armour"
 
 
