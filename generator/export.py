@@ -496,6 +496,7 @@ def builder_words(project: Project, module: Module) -> dict[str, str]:
     words = {key: getattr(labels, f"builder_{key}") for key in BUILDER_UI}
     words["rules_used"] = module.terms.over(labels)["rules_used"]
     words["any_number"] = labels.any_number  # an open upper limit, as the at-a-glance table writes it
+    words["budget"] = labels.budget  # the points field of a module with a budget and no game sizes
     return words
 
 

@@ -758,13 +758,11 @@
       self.roster.points = parseInt(sizeSelect.value, 10);
       self.change();
     });
+    // Each label kept with its control: on a phone a row breaks between the pairs, never inside one.
     var head = el("div", { class: "rb-head" }, [
-      el("label", { for: "rb-list", text: this.word("list") }),
-      listSelect,
-      sizeSelect.options.length ? el("label", { for: "rb-size", text: this.word("size") }) : null,
-      sizeSelect.options.length ? sizeSelect : null,
-      el("label", { for: "rb-points", text: currency ? currency.label : this.word("limit") }),
-      pointsInput,
+      el("div", { class: "rb-pair" }, [el("label", { for: "rb-list", text: this.word("list") }), listSelect]),
+      sizeSelect.options.length ? el("div", { class: "rb-pair" }, [el("label", { for: "rb-size", text: this.word("size") }), sizeSelect]) : null,
+      el("div", { class: "rb-pair" }, [el("label", { for: "rb-points", text: this.limitWord(building, sizeSelect.options.length > 0, currency) }), pointsInput]),
     ]);
     root.appendChild(head);
 
@@ -902,8 +900,8 @@
         self.change();
       });
       row.appendChild(el("div", { class: "rb-fields" }, [
-        el("label", { for: id + "-model", text: terms.model }), modelSelect,
-        el("label", { for: id + "-count", text: terms.count }), count,
+        el("div", { class: "rb-pair" }, [el("label", { for: id + "-model", text: terms.model }), modelSelect]),
+        el("div", { class: "rb-pair" }, [el("label", { for: id + "-count", text: terms.count }), count]),
       ]));
       var model = find(unit.models, group.model);
       var arms = self.weaponGroups(unit.weapons, model);
@@ -950,6 +948,13 @@
     });
     weapons.swaps.forEach(function (s) { add(self.say("swap", { weapons: s.label }), s.with); });
     return groups;
+  };
+
+  /** What the points field is called: a game size's points in the module's word for costs (Points), else its
+   * budget as the module's page names it (Budget), else a limit; never the cost column's header ('Cost') alone. */
+  Builder.prototype.limitWord = function (building, sized, currency) {
+    if (sized) return currency ? currency.label : this.word("limit");
+    return building.budget !== null && building.budget !== undefined ? this.word("budget") : this.word("limit");
   };
 
   /** A control's words with values put in: each '{name}' of the label, as the roster checker's messages. */

@@ -658,6 +658,43 @@ def test_weapon_choices_are_grouped_as_the_army_list_offers_them(site: Browsing,
     assert not problems.all()
 
 
+def labels_apart(page: Page) -> list[str]:
+    """The builder's field labels (list, game size, points; a unit's model and count) that a phone's row break
+    has left apart from their control: neither just before it on its line nor just above it."""
+    apart: list[str] = page.evaluate(
+        """() => [...document.querySelectorAll('.rb-head label, .rb-fields label')].filter(label => {
+            const a = label.getBoundingClientRect(), b = document.getElementById(label.htmlFor).getBoundingClientRect();
+            const middle = a.top + a.height / 2;
+            const before = middle > b.top && middle < b.bottom && a.right <= b.left && b.left - a.right < 24;
+            const above = a.bottom <= b.top && b.top - a.bottom < 12 && Math.abs(a.left - b.left) < 2;
+            return !(before || above);
+        }).map(label => label.textContent)"""
+    )
+    return apart
+
+
+def test_the_points_field_is_named_for_what_it_limits(site: Browsing) -> None:
+    """A game size's points where the game has sizes, the game's budget where it has one, else a limit: Devil's
+    Bluff's field read 'Cost' (its column header for prices) beside a gang's 500 dollars. On a phone each field's
+    label stays beside its field (Devil's Bluff's ended the list's row, its field alone on the next)."""
+    page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
+    named = {}
+    for module in ("fracture", "halo-breakpoint", "devils-bluff", "survivors", "squadrons", "scraplands"):
+        open_builder(page, site.url(f"{module}/builder.html"))
+        named[module] = page.locator("label[for=rb-points]").inner_text()
+        page.click("#rb-add")
+        assert labels_apart(page) == [], module
+    assert named == {
+        "fracture": "Points",
+        "halo-breakpoint": "Points",
+        "devils-bluff": "Budget",
+        "survivors": "Budget",
+        "squadrons": "Budget",
+        "scraplands": "Limit",
+    }
+    assert not problems.all()
+
+
 def test_open_file_is_a_button_that_opens_a_roster(site: Browsing, tmp_path: Path) -> None:
     """The roster file chooser is worded and shaped as the buttons beside it, and reached by the keyboard."""
     page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
