@@ -658,17 +658,21 @@ def test_weapon_choices_are_grouped_as_the_army_list_offers_them(site: Browsing,
     assert not problems.all()
 
 
-def labels_apart(page: Page) -> list[str]:
+def labels_apart(page: Page, beside: bool = False) -> list[str]:
     """The builder's field labels (list, game size, points; a unit's model and count) that a phone's row break
-    has left apart from their control: neither just before it on its line nor just above it."""
+    has left apart from their control (neither just before it on its line nor just above it), or broken over
+    two lines. `beside`: a label above its control counts as apart too (where the page is wide enough)."""
     apart: list[str] = page.evaluate(
-        """() => [...document.querySelectorAll('.rb-head label, .rb-fields label')].filter(label => {
+        """(beside) => [...document.querySelectorAll('.rb-head label, .rb-fields label')].filter(label => {
             const a = label.getBoundingClientRect(), b = document.getElementById(label.htmlFor).getBoundingClientRect();
             const middle = a.top + a.height / 2;
             const before = middle > b.top && middle < b.bottom && a.right <= b.left && b.left - a.right < 24;
-            const above = a.bottom <= b.top && b.top - a.bottom < 12 && Math.abs(a.left - b.left) < 2;
-            return !(before || above);
-        }).map(label => label.textContent)"""
+            const above = !beside && a.bottom <= b.top && b.top - a.bottom < 12 && Math.abs(a.left - b.left) < 2;
+            const words = document.createRange();
+            words.selectNodeContents(label);
+            return !(before || above) || words.getClientRects().length > 1;  // or its words broken over lines
+        }).map(label => label.textContent)""",
+        beside,
     )
     return apart
 
@@ -684,6 +688,11 @@ def test_the_points_field_is_named_for_what_it_limits(site: Browsing) -> None:
         named[module] = page.locator("label[for=rb-points]").inner_text()
         page.click("#rb-add")
         assert labels_apart(page) == [], module
+    desktop, desktop_problems = site.new_page({"width": 1280, "height": 800})  # type: ignore[arg-type]
+    open_builder(desktop, site.url("fracture/builder.html"))
+    desktop.click("#rb-add")
+    assert labels_apart(desktop, beside=True) == [], "on a desktop"
+    assert not desktop_problems.all()
     assert named == {
         "fracture": "Points",
         "halo-breakpoint": "Points",
