@@ -203,6 +203,7 @@ def test_plain_words_and_rule_links_are_not_rendered_by_the_check() -> None:
     assert not may_carry_markup("Roll a d6: on 4+ the unit gains [[Stubborn]] and [[Heavy Armour (2)]] until the end of the round.")
     assert not may_carry_markup("A module of the [Cadence Wargame System](https://cadence.games), see ![map](http://x.org/m.png).")
     assert not may_carry_markup("Write to [us](mailto:rules@example.org).")
+    assert not may_carry_markup("Mission 1 is now [Gold Rush](devils-bluff/missions.md#gold-rush); see ![the map](maps/m_1.png).")
 
 
 @pytest.mark.parametrize(
@@ -211,7 +212,9 @@ def test_plain_words_and_rule_links_are_not_rendered_by_the_check() -> None:
         '[x](https://a.org "title")',
         "[x](https://a.org)<b>",
         "[x](https://a.org){: .c }",
-        "[x](https://a.org) [y](page.md)",
+        "[x](https://a.org) [y](page.md:x)",
+        "[y](page.md?x=1)",
+        "[y](page.md#a b)",
         "[x](https:&#47;&#47;a.org)",
         "[[R]](https://a.org)",
         "[x](HTTPS://a.org)",
@@ -235,6 +238,10 @@ ADDRESSES = (
     "HTTPS://a.org",
     "<javascript:x>",
     "page.md",
+    "a/b_c.md#d-e",
+    "//a.org/p",
+    "../up.md",
+    "page.md:x",
     'https://a.org "t"',
     "https://a.org(x)",
 )

@@ -33,9 +33,10 @@ _MARKUP_START = re.compile(r"[<{\[\]&]")
 #: A `[[Rule]]` link: plain text to python-markdown (a link or image needs a '(' right after the
 #: closing bracket; a reference needs a definition, which needs brackets of its own).
 _RULE_LINK = re.compile(r"\[\[([^\[\]]*)\]\](?!\()")
-#: An inline link or image to an http, https or mailto address, with no markup in its text and
-#: nothing in its address that could end, escape or disguise it: kept by the dialect as written.
-_SAFE_LINK = re.compile(r"!?\[[^\[\]<>{}&\n]*\]\((?:https?://|mailto:)[^\s()<>{}&\[\]\\\"']*\)")
+#: An inline link or image to an http, https or mailto address, or to a relative one (letters, digits and
+#: `_ . / # -` alone: no ':', so no scheme), with no markup in its text and nothing in its address that could
+#: end, escape or disguise it: kept by the dialect as written.
+_SAFE_LINK = re.compile(r"!?\[[^\[\]<>{}&\n]*\]\((?:(?:https?://|mailto:)[^\s()<>{}&\[\]\\\"']*|[\w./#-]+)\)")
 
 
 def may_carry_markup(text: str) -> bool:
