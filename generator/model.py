@@ -365,6 +365,11 @@ class Labels(Record):
         "builder_noscript", "Army builder: shown when the browser runs no scripts.", "Die Armeeliste braucht JavaScript."
     )
 
+    army: str = label(
+        "army",
+        "What a roster builds, as the roster problems call it ('the {army} costs…'); a module's `terms` may call it otherwise.",
+        "Armee",
+    )
     # the roster checker's messages, one per problem code
     roster_format: str = roster_message("roster-format", "{what} muss {expected} sein")
     roster_unknown_module: str = roster_message("roster-unknown-module", "die Armeeliste ist für '{name}', diese Daten sind für '{module}'")
@@ -627,7 +632,7 @@ def term(what: str, example: str = "") -> Any:
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Terms(Record):
-    """Table headers in the module's own words, where they differ from the system's labels."""
+    """Table headers and other words in the module's own terms, where they differ from the system's labels."""
 
     model: str | None = term("Header of the model column.")
     weapon: str | None = term("Header of the weapon column.", "Ranged Weapon")
@@ -640,6 +645,7 @@ class Terms(Record):
     definition: str | None = term("Link from a rule's pop-up to where the rule is defined.", "Read the rule")
     close: str | None = term("Button that closes a rule's pop-up.", "Done")
     jump: str | None = term("Label of an army list's quick links to its units.", "Units")
+    army: str | None = term("What a roster of this module builds, in roster problems ('the gang costs…').", "gang")
 
     def over(self, labels: Labels) -> dict[str, str]:
         """Every label, with this module's own words in place of the system's."""

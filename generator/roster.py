@@ -828,6 +828,7 @@ def check_roster_file(path: Path, rel: str, exports: dict[str, ModuleExport]) ->
         modules = ", ".join(exports)
         verdict.add("error", "roster-unknown-module", "module", name=roster["module"], module=modules)
     if export is not None:
+        verdict.messages = export.data["messages"]  # worded by the roster's own module from here on (its `army`)
         evaluate(export, roster, verdict)
     located = [
         (error if p.severity == "error" else warning)(_place(p.path, locations, rel), p.code, p.message, data_path=p.path)

@@ -7,12 +7,21 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from generator.cli import main
 from generator.export import FORMAT_VERSION, ROSTER_CODES
-from generator.model import DEFAULT_LABELS
+from generator.model import DEFAULT_LABELS, fill
 
 from .conftest import REPO
+
+
+def module_terms(module_id: str) -> dict[str, object]:
+    """The `terms` a shipped module's data sets, as written."""
+    document = yaml.safe_load((REPO / "data" / module_id / "module.yaml").read_text(encoding="utf-8"))
+    terms: dict[str, object] = document["module"].get("terms") or {}
+    return terms
+
 
 BUILDABLE = ["devils-bluff", "fracture", "halo-breakpoint", "respawn", "scraplands", "squadrons", "survivors"]
 
@@ -33,8 +42,10 @@ def test_one_versioned_file_per_module_valid_against_the_schema(exported: Path) 
         document = json.loads((exported / f"{name}.json").read_text(encoding="utf-8"))
         jsonschema.validate(document, schema)
         assert document["format_version"] == FORMAT_VERSION
-        # the shipped game keeps the English labels: every code's message is its label's default
-        assert document["messages"] == {code: DEFAULT_LABELS[code.replace("-", "_")] for code in ROSTER_CODES}
+        # the shipped game keeps the English labels: every code's message is its label's default, with what the
+        # module's rosters build in it ('the gang costs…' in Devil's Bluff, whose terms say so; else 'the army')
+        army = {"army": str(module_terms(name).get("army", DEFAULT_LABELS["army"]))}
+        assert document["messages"] == {code: fill(DEFAULT_LABELS[code.replace("-", "_")], army) for code in ROSTER_CODES}
         assert document["roster_words"] == {k[len("roster_word_") :]: v for k, v in DEFAULT_LABELS.items() if k.startswith("roster_word_")}
 
 

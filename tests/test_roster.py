@@ -221,7 +221,7 @@ CASES = [
     case(
         "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models: [{model: Leader, upgrades: [Horse]}]\n"
         "  - unit: Hired Guns\n    models: [{model: Hired Gun, count: 2, upgrades: [Horse]}]\n",
-        "roster.yaml:3:1: error[roster-upgrade-per-army]: the army takes 'Horse' 3 times, more than its limit: max 2 per gang",
+        "roster.yaml:3:1: error[roster-upgrade-per-army]: the gang takes 'Horse' 3 times, more than its limit: max 2 per gang",
         id="upgrade-limit-per-army",
     ),
     case(
@@ -295,7 +295,7 @@ CASES = [
     ),
     case(
         "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models: [{model: Leader}]\n",
-        "roster.yaml:3:1: error[roster-per-army-min]: the army must include at least 2 'Hired Guns' (it has 0)",
+        "roster.yaml:3:1: error[roster-per-army-min]: the gang must include at least 2 'Hired Guns' (it has 0)",
         id="required-units",
     ),
     case(
@@ -308,7 +308,7 @@ CASES = [
         "module: survivors\nlist: Gather your Survivors\nunits:\n  - unit: Survivor Groups\n    models:\n"
         "      - {model: Leader, count: 1}\n      - {model: Civilian, count: 10}\n",
         # 16 + 10 × 9
-        "roster.yaml:3:1: error[roster-budget]: the army costs 106 points, more than the budget of 100 points",
+        "roster.yaml:3:1: error[roster-budget]: the group costs 106 points, more than the budget of 100 points",
         id="budget",
     ),
     case(
@@ -316,7 +316,7 @@ CASES = [
         "  - unit: Cars\n    models: [{model: Truck, weapons: [Rocket Launcher], upgrades: [Turret, Built to Last, Armour Plates]}]\n"
         "  - unit: Cars\n    models: [{model: Wreck}]\n",
         # the Truck costs 250 + 115 + 55 + 50 + 50 = 520: 270 beyond 250, and the two cars share 2 × 100
-        "roster.yaml:3:1: error[roster-item-budget]: the army spends 270 credits beyond 250 credits per unit, more than the shared 200",
+        "roster.yaml:3:1: error[roster-item-budget]: the team spends 270 credits beyond 250 credits per unit, more than the shared 200",
         id="item-budget-and-pool",
     ),
     case(
@@ -328,7 +328,7 @@ CASES = [
     ),
     case(
         "module: survivors\nlist: Gather your Survivors\nunits:\n" + "  - unit: Survivor Groups\n    models: [{model: Leader}]\n" * 11,
-        "roster.yaml:3:1: error[roster-max-units]: the army has 11 units; at most 10 are allowed",
+        "roster.yaml:3:1: error[roster-max-units]: the group has 11 units; at most 10 are allowed",
         id="max-units",
     ),
     case(
