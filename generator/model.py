@@ -790,7 +790,7 @@ class Module(Record):
     battlefield: str = field(default="", metadata=doc("Battlefield size."))
     licence: Licence | None = field(default=None, metadata=doc("Licence and attribution."))
     currency: Currency | None = field(default=None, metadata=doc("What costs are counted in."))
-    terms: Terms = field(default_factory=Terms, metadata=doc("Table headers in the module's own words."))
+    terms: Terms = field(default_factory=Terms, metadata=doc("Table headers, and what its rosters build, in the module's own words."))
     army_building: ArmyBuilding | None = field(default=None, metadata=doc("Army-building rules."))
     pages: tuple[str, ...] = field(default=(), metadata=doc("Pages in navigation order (site paths without .md)."))
     special_rules: tuple[SpecialRule, ...] = field(default=(), metadata=doc("Module-scope special rules."))

@@ -533,8 +533,8 @@ def test_a_survivor_group_buys_weapons_and_upgrades_within_each_model_s_cost(tmp
 def test_wasteland_category_unit_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = "module: core-rules\nlist: profiles-in-the-rules\npoints: 1000\nunits: []\n"
     code, out = run(capsys, roster(tmp_path, text), project=WASTELAND)
-    assert any(line.endswith("error[roster-category-min]: the army has 0 Command units; it needs at least 1") for line in out)
-    assert any(line.endswith("error[roster-category-min]: the army has 0 Troops units; it needs at least 3") for line in out)
+    assert any(line.endswith("error[roster-category-min]: the Battle Group has 0 Command units; it needs at least 1") for line in out)
+    assert any(line.endswith("error[roster-category-min]: the Battle Group has 0 Troops units; it needs at least 3") for line in out)
     assert code == 1
 
 
@@ -559,9 +559,12 @@ def test_wasteland_small_game_takes_one_command_unit_and_any_others(tmp_path: Pa
     # 40 + 5 × 10
     assert out[0].endswith("total 90 points") and out[-1] == "no problems found" and code == 0
     code, out = run(capsys, roster(tmp_path, text.replace("points: 100", "points: 1000")), project=WASTELAND)
-    assert any(line.endswith("error[roster-category-min]: the army has 1 Troops units; it needs at least 3") for line in out) and code == 1
+    assert (
+        any(line.endswith("error[roster-category-min]: the Battle Group has 1 Troops units; it needs at least 3") for line in out)
+        and code == 1
+    )
     code, out = run(capsys, roster(tmp_path, text + "  - unit: Commander\n    models: [{model: Commander}]\n"), project=WASTELAND)
-    assert any(line.endswith("error[roster-category-max]: the army has 2 Command units; it may have at most 1") for line in out)
+    assert any(line.endswith("error[roster-category-max]: the Battle Group has 2 Command units; it may have at most 1") for line in out)
 
 
 CARRIER = "  - unit: Troop Carrier\n    models: [{model: Troop Carrier}]\n"
@@ -599,7 +602,7 @@ def test_wasteland_takes_one_transport_for_every_unit_that_is_not_a_vehicle(tmp_
     for points in (1000, 2000):
         path = roster(tmp_path, army.replace("points: 1000", f"points: {points}") + CARRIER)
         code, out = run(capsys, path, project=WASTELAND)
-        ratio = "the army has 5 units with Transport; 1 for every unit without Vehicle allows 4"
+        ratio = "the Battle Group has 5 units with Transport; 1 for every unit without Vehicle allows 4"
         assert out[1:] == [f"{path}:4:1: error[roster-rule-ratio]: {ratio}", "1 error, 0 warnings"] and code == 1
 
 

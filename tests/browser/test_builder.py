@@ -855,7 +855,7 @@ def test_wasteland_builder_keeps_vehicles_out_of_a_small_game_and_transports_wit
     page.click("#rb-add")
     expect(excluded).to_have_count(0)
     ratio = page.locator("#rb-problems li[data-code=roster-rule-ratio]")
-    expect(ratio).to_have_text("the army has 2 units with Transport; 1 for every unit without Vehicle allows 1")
+    expect(ratio).to_have_text("the Battle Group has 2 units with Transport; 1 for every unit without Vehicle allows 1")
     page.screenshot(path=str(artifacts / "builder-wasteland-transport-ratio-phone.png"), full_page=False)
     assert _canonical(page_verdict(page)) == verdict_of(export, page.evaluate("() => window.cadenceBuilder.roster"))
     assert not problems.all()
