@@ -131,6 +131,12 @@
     return out;
   }
 
+  /** Whether an option for some models (their names; none, or null: every model) is offered to `model`, as
+   * roster._offered_upgrades reads an upgrade's. */
+  function offeredTo(models, model) {
+    return !models || models.length === 0 || (!!model && models.some(function (m) { return norm(m) === norm(model.name); }));
+  }
+
   function find(items, name) {
     var key = norm(name);
     for (var i = 0; i < items.length; i++) {
@@ -303,9 +309,7 @@
         }
         chosenWeapons.push(wid);
       });
-      var offered = upgrades.options.filter(function (o) {
-        return o.models.length === 0 || o.models.some(function (m) { return norm(m) === norm(model.name); });
-      }).map(function (o) { return o.upgrade; });
+      var offered = upgrades.options.filter(function (o) { return offeredTo(o.models, model); }).map(function (o) { return o.upgrade; });
       var chosenUpgrades = [];
       group.upgrades.forEach(function (name, k) {
         var uid = findId(offered, army.upgrades, name);
@@ -906,9 +910,7 @@
       var model = find(unit.models, group.model);
       var arms = self.weaponGroups(unit.weapons, model);
       if (arms.length) row.appendChild(self.choices(id + "-w", terms.weapon, arms, army.weapons, group.weapons, function (w) { return w.points; }));
-      var offered = unit.upgrades.options.filter(function (o) {
-        return o.models.length === 0 || (model && o.models.some(function (m) { return norm(m) === norm(model.name); }));
-      }).map(function (o) { return o.upgrade; });
+      var offered = unit.upgrades.options.filter(function (o) { return offeredTo(o.models, model); }).map(function (o) { return o.upgrade; });
       if (offered.length) row.appendChild(self.choices(id + "-u", terms.upgrade, [{ legend: null, ids: offered }], army.upgrades, group.upgrades, function (u) { return u.points; }));
       if (entry.models.length > 1) {
         var drop = el("button", { type: "button", class: "rb-remove", "aria-label": self.word("remove") + " " + group.model, text: "×" });
@@ -941,7 +943,7 @@
       if (ids.length) groups.push({ legend: legend, ids: ids });
     }
     weapons.options.forEach(function (o) {
-      if (o.models && o.models.length && !(model && o.models.some(function (m) { return norm(m) === norm(model.name); }))) return;
+      if (!offeredTo(o.models, model)) return;
       var least = o.min === null ? 0 : o.min;
       var count = o.max === least ? String(least) : least + "\u2013" + (o.max === null ? self.word("any_number") : o.max);
       add(least === 0 && o.max === null ? o.label : self.say("option", { weapons: o.label, count: count }), o.weapons);
