@@ -35,7 +35,6 @@ from .model import (
     UnitWeapons,
     Upgrade,
     Weapon,
-    fill,
     slugify,
 )
 from .points import cost
@@ -55,20 +54,21 @@ _ROSTER_LABELS = {f.metadata["problem_code"]: f.name for f in dataclasses.fields
 ROSTER_CODES: tuple[str, ...] = tuple(_ROSTER_LABELS)
 
 
-def roster_messages(labels: Labels, terms: Terms | None = None) -> dict[str, str]:
-    """The message template of every roster problem code, in the game's words: '{army}' already filled in with
-    what the module's rosters build (its `terms`, else the system's label), the other names left to the checkers."""
-    army = {"army": (terms.army if terms is not None else None) or labels.army}
-    return {code: fill(getattr(labels, name), army) for code, name in _ROSTER_LABELS.items()}
+def roster_messages(labels: Labels) -> dict[str, str]:
+    """The message template of every roster problem code, in the game's words."""
+    return {code: getattr(labels, name) for code, name in _ROSTER_LABELS.items()}
 
 
 #: The words `roster-format` problems put in (what a value must be), by the key the checkers ask for.
 _ROSTER_WORDS = {f.metadata["roster_word"]: f.name for f in dataclasses.fields(Labels) if "roster_word" in f.metadata}
 
 
-def roster_words(labels: Labels) -> dict[str, str]:
-    """The words of `roster-format` problems, in the game's words, by key ('names': 'a list of names')."""
-    return {key: getattr(labels, name) for key, name in _ROSTER_WORDS.items()}
+def roster_words(labels: Labels, terms: Terms | None = None) -> dict[str, str]:
+    """The words roster problems put in, in the game's words: those of `roster-format` problems by key ('names':
+    'a list of names'), and 'army', what the module's rosters build (its `terms`, else the system's label)."""
+    words = {key: getattr(labels, name) for key, name in _ROSTER_WORDS.items()}
+    words["army"] = (terms.army if terms is not None else None) or labels.army
+    return words
 
 
 @dataclass
@@ -443,8 +443,8 @@ def export_module(project: Project, module: Module) -> ModuleExport:
         "module": _module_info(project, module, rules),
         "lists": lists,
         "rules": rules,
-        "messages": roster_messages(project.system.labels, module.terms),
-        "roster_words": roster_words(project.system.labels),
+        "messages": roster_messages(project.system.labels),
+        "roster_words": roster_words(project.system.labels, module.terms),
     }
     return out
 

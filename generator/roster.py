@@ -31,7 +31,7 @@ from typing import Any
 
 from .export import ModuleExport, roster_messages, roster_words
 from .loader import parse_yaml, read_text
-from .model import Labels
+from .model import Labels, fill
 from .points import build_model
 from .problems import Location, Problem, Severity, error, warning
 
@@ -63,7 +63,9 @@ class Verdict:
     """What a roster costs and everything wrong with it."""
 
     messages: Mapping[str, str]  # the game's message template of each problem code
-    words: Mapping[str, str] = field(default_factory=dict)  # the game's words for what a value must be (roster-format)
+    #: the game's words the messages put in: for what a value must be (roster-format), and what the module's
+    #: rosters build ('army': 'gang')
+    words: Mapping[str, str] = field(default_factory=dict)
     total: int = 0
     unit_costs: list[int] = field(default_factory=list)
     problems: list[RosterProblem] = field(default_factory=list)
@@ -74,10 +76,15 @@ class Verdict:
         return cls(document["messages"], document["roster_words"])
 
     def add(self, severity: str, code: str, path: str, **values: object) -> None:
-        """A problem, its message filled in; an `expected` value is a key of the words (`names`), else said as it is."""
+        """A problem, its message filled in; an `expected` value is a key of the words (`names`), else said as it is.
+
+        '{army}' is the module's word for what its rosters build. A `{name}` given no value is shown as written, as
+        the label-placeholder warning says; a value is put in as it is, never read for placeholders of its own.
+        """
         if "expected" in values:
             values["expected"] = self.words.get(str(values["expected"]), values["expected"])
-        message = re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), self.messages[code])
+        given = {"army": self.words["army"]} if "army" in self.words else {}
+        message = fill(self.messages[code], {**given, **{name: str(value) for name, value in values.items()}})
         self.problems.append(RosterProblem(severity, code, message, path))
 
     def as_json(self) -> dict[str, Any]:
@@ -828,7 +835,7 @@ def check_roster_file(path: Path, rel: str, exports: dict[str, ModuleExport]) ->
         modules = ", ".join(exports)
         verdict.add("error", "roster-unknown-module", "module", name=roster["module"], module=modules)
     if export is not None:
-        verdict.messages = export.data["messages"]  # worded by the roster's own module from here on (its `army`)
+        verdict.words = export.data["roster_words"]  # worded by the roster's own module from here on (its `army`)
         evaluate(export, roster, verdict)
     located = [
         (error if p.severity == "error" else warning)(_place(p.path, locations, rel), p.code, p.message, data_path=p.path)

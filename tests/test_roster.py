@@ -618,3 +618,19 @@ def test_a_format_problem_is_worded_by_the_game_s_labels(tmp_path: Path, capsys:
     # a word the game leaves alone keeps its English default
     assert any(line.endswith("error[roster-format]: units[0].models[0].weapons muss a list of names sein") for line in out)
     assert code == 1
+
+
+def test_words_from_data_are_put_in_as_written_never_read_as_placeholders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A module's word for its rosters is a value: a '{unit}' or '{foo}' in it is shown as written, not filled (nor a
+    traceback for a name the checker has no value for); so is a '{name}' a label has that no problem fills, which
+    `cadence check` warns of (label-placeholder)."""
+    project = copy_project(REPO, tmp_path / "project")
+    module = project / "data" / "devils-bluff" / "module.yaml"
+    module.write_text(module.read_text(encoding="utf-8").replace("army: gang}", "army: 'gang {unit} {foo}'}"), encoding="utf-8")
+    system = project / "data" / "system.yaml"
+    label = "    roster_per_army_min: \"the {army} lacks {min} '{unit}' ({count}); {foo}\"\n"
+    system.write_text(system.read_text(encoding="utf-8").replace("  labels:\n", "  labels:\n" + label, 1), encoding="utf-8")
+    path = roster(tmp_path, "module: devils-bluff\nlist: making-your-gang\nunits:\n  - unit: Gang Leader\n    models: [{model: Leader}]\n")
+    code, out = run(capsys, path, project=project)
+    assert f"{path}:3:1: error[roster-per-army-min]: the gang {{unit}} {{foo}} lacks 2 'Hired Guns' (0); {{foo}}" in out, out
+    assert code == 1

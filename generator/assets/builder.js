@@ -35,6 +35,11 @@
     return typeof v === "number" && Number.isInteger(v);
   }
 
+  /** `text` with each `{name}` given in `values` put in, as it is; any other shown as written (model.fill). */
+  function fill(text, values) {
+    return text.replace(/\{(\w+)\}/g, function (whole, key) { return has(values, key) ? String(values[key]) : whole; });
+  }
+
   function Verdict(messages, words) {
     this.total = 0;
     this.unit_costs = [];
@@ -42,14 +47,13 @@
     this.messages = messages;
     this.words = words || {};
   }
-  // An `expected` value is a key of the words ("names"), else said as it is (roster.Verdict.add).
+  // An `expected` value is a key of the words ("names"), else said as it is; '{army}' is the module's word for
+  // what its rosters build; a `{name}` given no value is shown as written (roster.Verdict.add).
   Verdict.prototype.add = function (severity, code, path, values) {
     if (has(values, "expected") && has(this.words, String(values.expected))) {
       values = Object.assign({}, values, { expected: this.words[String(values.expected)] });
     }
-    var message = this.messages[code].replace(/\{(\w+)\}/g, function (_, key) {
-      return String(values[key]);
-    });
+    var message = fill(this.messages[code], Object.assign(has(this.words, "army") ? { army: this.words.army } : {}, values));
     this.problems.push({ severity: severity, code: code, message: message, path: path });
   };
 
@@ -961,7 +965,7 @@
 
   /** A control's words with values put in: each '{name}' of the label, as the roster checker's messages. */
   Builder.prototype.say = function (key, values) {
-    return this.word(key).replace(/\{(\w+)\}/g, function (whole, name) { return has(values, name) ? String(values[name]) : whole; });
+    return fill(this.word(key), values);
   };
 
   /** Checkboxes for the weapons or upgrades a model may take, with their costs: one set per group (a group's

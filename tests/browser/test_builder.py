@@ -704,6 +704,20 @@ def test_the_points_field_is_named_for_what_it_limits(site: Browsing) -> None:
     assert not problems.all()
 
 
+def test_the_builder_puts_words_from_data_in_as_written(site: Browsing) -> None:
+    """As `cadence roster` does: the module's word for its rosters is a value, its '{unit}' never filled; a
+    '{name}' of a message that no problem fills is shown as written, not as 'undefined'."""
+    page, problems = site.new_page(PHONE_390)  # type: ignore[arg-type]
+    open_builder(page, site.url("devils-bluff/builder.html"))
+    page.evaluate(
+        """() => { const b = window.cadenceBuilder; b.data.roster_words.army = 'gang {unit} {foo}';
+        b.data.messages['roster-per-army-min'] = "the {army} lacks {min} '{unit}' ({count}); {foo}"; b.change(); }"""
+    )
+    shown = page.locator("#rb-problems li").all_inner_texts()
+    assert "the gang {unit} {foo} lacks 1 'Gang Leader' (0); {foo}" in shown, shown
+    assert not problems.all()
+
+
 def test_open_file_is_a_button_that_opens_a_roster(site: Browsing, tmp_path: Path) -> None:
     """The roster file chooser is worded and shaped as the buttons beside it, and reached by the keyboard."""
     page, problems = site.new_page(PHONE_390, phone=True)  # type: ignore[arg-type]
