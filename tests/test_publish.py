@@ -10,6 +10,7 @@ A build killed at random moments from outside must leave the same.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import random
 import signal
@@ -205,3 +206,24 @@ def test_a_build_killed_at_random_moments_leaves_the_old_site_or_the_new_whole(t
             f"{moment:.2f}s: {'killed' if process.returncode else 'finished'}, {_old_or_new_whole(project / 'site', before, marker)}"
         )
     print(f"\na build takes {took:.2f}s; {seen}")
+
+
+def test_a_file_system_that_refuses_the_exchange_gets_the_two_renames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """renameat2 answers EINVAL where a file system cannot exchange (some network and FUSE ones): the swap then
+    takes the two renames instead of failing the build."""
+    import ctypes
+
+    from generator import publish
+
+    def refused(*_: object) -> int:
+        ctypes.set_errno(errno.EINVAL)
+        return -1
+
+    monkeypatch.setattr(publish, "_renameat2", lambda: refused)
+    built, out, aside = tmp_path / "built", tmp_path / "site", tmp_path / ".site-old"
+    for folder, text in ((built, "new"), (out, "old")):
+        folder.mkdir()
+        (folder / "index.html").write_text(text, encoding="utf-8")
+    publish.swap_in(built, out, aside)
+    assert (out / "index.html").read_text(encoding="utf-8") == "new"
+    assert not built.exists() and not aside.exists()
