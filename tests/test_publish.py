@@ -17,6 +17,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -181,9 +182,25 @@ def test_where_the_folders_cannot_be_exchanged_the_next_build_puts_back_the_site
     assert not list(project.glob(".site*"))
 
 
+class _Watcher(threading.Thread):
+    """Looks for the site's home page every half millisecond until stopped: how often it looked, and missed it."""
+
+    def __init__(self, site: Path) -> None:
+        super().__init__(daemon=True)
+        self.page, self.looks, self.missing = site / "index.html", 0, 0
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            self.looks += 1
+            self.missing += not self.page.is_file()
+            time.sleep(0.0005)
+
+
 def test_a_build_killed_at_random_moments_leaves_the_old_site_or_the_new_whole(tmp_path: Path) -> None:
     """Real kills of the whole build (staging, engine, post-build steps, swap) from outside, spread over the
-    time a build takes and past its end: after each, the site is the old one or the new one whole."""
+    time a build takes and past its end: after each, the site is the old one or the new one whole, and a
+    watcher looking for the home page all along never missed it."""
     project = copy_project(MINI, tmp_path / "mini")
     started = time.monotonic()
     _build(project)
@@ -191,21 +208,31 @@ def test_a_build_killed_at_random_moments_leaves_the_old_site_or_the_new_whole(t
     chance = random.Random()
     moments = [took * (i + chance.random()) * 0.3 for i in range(5)]  # one in each fifth of 1.5 builds
     seen = []
-    for i, moment in enumerate(moments):
-        before, marker = _snapshot(project / "site"), f"Published whole, build {i}."
-        _edited(project, marker)
-        command = [sys.executable, "-m", "generator.cli", "-C", str(project), "build", "--quiet"]
-        process = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            process.wait(timeout=moment)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):  # it may have ended just now
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        seen.append(
-            f"{moment:.2f}s: {'killed' if process.returncode else 'finished'}, {_old_or_new_whole(project / 'site', before, marker)}"
-        )
-    print(f"\na build takes {took:.2f}s; {seen}")
+    watcher = _Watcher(project / "site")
+    watcher.start()
+    try:
+        for i, moment in enumerate(moments):
+            before, marker = _snapshot(project / "site"), f"Published whole, build {i}."
+            _edited(project, marker)
+            code = _killed_after(project, moment)
+            seen.append(f"{moment:.2f}s: {'killed' if code else 'finished'}, {_old_or_new_whole(project / 'site', before, marker)}")
+    finally:
+        watcher.stopped.set()
+        watcher.join()
+    print(f"\na build takes {took:.2f}s; {seen}; the home page missing at {watcher.missing} of {watcher.looks} looks")
+    assert watcher.looks > 1000 and watcher.missing == 0
+
+
+def _killed_after(project: Path, moment: float) -> int:
+    """A build SIGKILLed, with everything it started, `moment` seconds after it starts (unless it ended before)."""
+    command = [sys.executable, "-m", "generator.cli", "-C", str(project), "build", "--quiet"]
+    process = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        return process.wait(timeout=moment)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):  # it may have ended just now
+            os.killpg(process.pid, signal.SIGKILL)
+        return process.wait()
 
 
 def test_a_file_system_that_refuses_the_exchange_gets_the_two_renames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
