@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .problems import DataError, Problem, Severity, unreadable_project
+from .publish import aside_name, recover_output, swap_in
 from .report import FORMATS, format_problems
 
 if TYPE_CHECKING:
@@ -118,33 +119,6 @@ def _engine_env(args: argparse.Namespace) -> dict[str, str]:
     if getattr(args, "follow_outside_links", False):
         env["CADENCE_FOLLOW_OUTSIDE_LINKS"] = "1"  # staging.FOLLOW_OUTSIDE_LINKS
     return env
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def recover_output(out: Path) -> None:
-    """Tidy what an earlier build killed part way left beside the output folder.
-
-    Staging folders of builds whose process is gone are removed; if the output folder itself is missing
-    because a build died between its two renames, the previous site is put back.
-    """
-    for stale in out.parent.glob(f".{out.name}-*-*"):
-        kind, _, rest = stale.name.removeprefix(f".{out.name}-").partition("-")
-        pid = rest.split("-", 1)[0]
-        if kind not in ("building", "old") or not pid.isdigit() or _alive(int(pid)):
-            continue
-        if kind == "old" and not out.exists():
-            os.replace(stale, out)
-        else:
-            shutil.rmtree(stale, ignore_errors=True)
 
 
 #: The engines that build a staged site (MkDocs 1.6, its maintained fork ProperDocs, and Zensical), each
@@ -248,15 +222,6 @@ def _kept_staging(root: Path, out: Path) -> IO[str] | None:
         handle.close()
         return None
     return handle
-
-
-def _swap_in(built: Path, out: Path, work: Path) -> None:
-    """Put the built site in place of the output folder: two renames, undone by `recover_output` if cut short."""
-    old = out.parent / f".{out.name}-old-{os.getpid()}-{work.name.rsplit('-', 1)[-1]}"
-    if out.exists():
-        os.replace(out, old)
-    os.replace(built, out)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def stop_process(process: Child | None, timeout: float) -> None:
@@ -407,7 +372,7 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
             print(f"cadence: {exc}", file=sys.stderr)
             print(failed, file=sys.stderr)
             return EXIT_PROBLEMS
-        _swap_in(built, out, work)
+        swap_in(built, out, aside_name(out, work))
         if not args.quiet:  # the engine named the staging folder it built in; the site is here
             print(f"cadence: the site is in {_shown(out)}", file=sys.stderr)
         return EXIT_CLEAN

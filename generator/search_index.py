@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .cache import write_whole
+from .publish import write_whole
 
 #: Where the search plugin writes its index, relative to the site folder.
 INDEX = "search/search_index.json"

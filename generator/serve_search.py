@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cache import write_whole
 from .postbuild import merge_search
+from .publish import write_whole
 from .search_index import ZENSICAL_INDEX, SearchData
 from .staging import SEARCH_FILE, staged_search
 

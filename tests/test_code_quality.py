@@ -48,7 +48,7 @@ GENERATOR = REPO / "generator"
 #: The stages in the order data flows through them; a module may import only from earlier stages
 #: (and from inside its own package). Every module of generator/ must be placed here.
 STAGES: tuple[frozenset[str], ...] = (
-    frozenset({"problems", "cache", "untrusted"}),
+    frozenset({"problems", "cache", "publish", "untrusted"}),
     frozenset({"loader", "model", "report", "project_config", "offline", "search_index"}),
     frozenset({"serve_errors", "pinpoint"}),
     frozenset({"schema", "points"}),
