@@ -581,6 +581,8 @@ def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: S
         _print_problems(exc.problems)
         show_problems(work, exc.problems, checked=isinstance(exc, StagingError) and exc.checked)
         print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
+    except OSError as exc:  # a full disk, say: serving goes on, and the next save stages again
+        print(f"cadence: {exc}; the site was not re-staged", file=sys.stderr)
 
 
 def cmd_search(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from . import cache
+from .paths import file_name_problem, shown_name
 from .problems import Location, Problem, Severity, error, located, position, yaml_error_at
 from .untrusted import SAFE_LOADER
 
@@ -490,7 +491,8 @@ def project_files(
     """The files with one of `suffixes` under `root/folder`, sorted, walked without trusting the tree;
     `others` collects the other regular files met on the way (what MkDocs would copy as they are).
 
-    Each entry is examined with `lstat`: FIFOs, sockets and devices are refused, whatever their
+    An entry whose name is not UTF-8 or too long for the site (`paths.file_name_problem`) is refused,
+    unread. Each entry is examined with `lstat`: FIFOs, sockets and devices are refused, whatever their
     name (never opened); a
     symbolic link whose target leaves the project is refused unless `allow_outside_links`; a link
     inside the project is followed once (loops are cut).
@@ -516,6 +518,10 @@ def project_files(
             problems.append(error(Location(rel(folder_path), 1, 1), "io", f"cannot read folder: {exc.strerror or exc}"))
             return
         for entry in entries:
+            misnamed = file_name_problem(entry.name, f"{rel(folder_path)}/{shown_name(entry.name)}")
+            if misnamed is not None:  # no page, address or report line could carry its name: never read
+                problems.append(misnamed)
+                continue
             path = Path(entry.path)
             try:
                 info: os.stat_result | None = path.lstat()

@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -539,3 +540,58 @@ def test_every_other_field_that_takes_unfinishable_markdown_builds(tmp_path: Pat
     assert "Traceback" not in err
     rendered = "".join(page.read_text(encoding="utf-8") for page in (scratch / "site").rglob("*.html"))
     assert "+ + + + deep" in rendered
+
+
+# --- names, disks and revisions that once ended a command with a traceback (issue #40) ----------
+
+
+def _cadence(project: Path, *argv: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """The real `cadence` command on `project`, in a process of its own."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "generator.cli", "-C", str(project), *argv], capture_output=True, text=True, env=env, timeout=300, **options
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "expected"),
+    [
+        (
+            b"a" * 247 + b".md",
+            "a" * 247 + ".md",
+            "error[unsafe-path]: the name is 250 characters long; the limit is 100; it was not read (hint: shorten the name)",
+        ),
+        (
+            "é".encode() * 60 + b".png",
+            "é" * 60 + ".png",
+            "error[unsafe-path]: the name is 64 characters (124 bytes of UTF-8) long; the limit is 100 bytes; it was not read "
+            "(hint: shorten the name)",
+        ),
+        (
+            b"caf\xe9.md",
+            "caf\\xe9.md",
+            "error[encoding]: the name is not valid UTF-8 (byte 0xe9); it was not read (hint: rename it, in UTF-8)",
+        ),
+        (
+            b"caf\xe9/page.md",
+            "caf\\xe9",
+            "error[encoding]: the name is not valid UTF-8 (byte 0xe9); it was not read (hint: rename it, in UTF-8)",
+        ),
+    ],
+    ids=["250 bytes", "124 bytes in 64 letters", "not UTF-8", "a folder not UTF-8"],
+)
+def test_a_content_file_name_the_site_cannot_carry_is_one_located_error(name: bytes, shown: str, expected: str, tmp_path: Path) -> None:
+    """`cadence check` passed such a name and `cadence build` ended with a traceback (ENAMETOOLONG when staging,
+    UnicodeEncodeError in the checks): the check now refuses it at the file, and the build with the same line."""
+    project = copy_project(MINI, tmp_path / "mini")
+    target = os.fsencode(project / "content") + b"/" + name
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "wb") as handle:
+        handle.write(b"# A page\n")
+    line = f"content/{shown}:1:1: {expected}"
+    checked = _cadence(project, "check")
+    assert (checked.returncode, checked.stdout.splitlines()[:-1], checked.stderr) == (1, [line], "")
+    built = _cadence(project, "build", "-q")
+    assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
+    assert [row for row in built.stderr.splitlines() if "error[" in row] == [line]
+    assert not (project / "site").exists()
