@@ -160,7 +160,7 @@ class _Field:
     required: bool
     slug: bool
     web_address: bool  # a link out of the site (`doc(..., web_address=True)`): http or https, one URL
-    least: int | None  # the least whole number the field takes, where it names one (`doc(..., least=1)`)
+    least: int | None  # the least whole number the field takes, or the fewest items of a list, where it names one (`doc(..., least=1)`)
     most: int | None  # the greatest, where it names one (`doc(..., most=100)`)
 
 
@@ -391,6 +391,10 @@ class Builder:
             wrong = _misspelt_form(f, built, sub)
             if wrong:
                 return self.fail(loc_of(built, raw.key_locs[key]), *wrong, sub)
+        if isinstance(built, tuple) and f.least is not None and len(raw[key]) < f.least:  # a list of too few items
+            hint = "" if f.required else "leave it out to have its default"
+            said = "must not be empty" if f.least == 1 else f"must list at least {f.least} items, not {len(raw[key])}"
+            return self.fail(loc_of(raw[key], raw.key_locs[key]), "value", f"{sub} {said}", sub, hint)
         wrong_size = _out_of_bounds(built, f.least, f.most) if isinstance(built, int) and not isinstance(built, bool) else ""
         if wrong_size:
             return self.fail(loc_of(built, raw.key_locs[key]), "value", f"{sub} must be {wrong_size}, not {built}", sub)
@@ -511,7 +515,7 @@ def _record_schema(tp: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
         if f.metadata.get("web_address"):
             prop = {**prop, "pattern": f"^{WEB_ADDRESS}$"}
         if "least" in f.metadata:
-            prop = {**prop, "minimum": f.metadata["least"]}
+            prop = {**prop, "minItems" if prop.get("type") == "array" else "minimum": f.metadata["least"]}
         if "most" in f.metadata:
             prop = {**prop, "maximum": f.metadata["most"]}
         props[yaml_key(f)] = prop

@@ -595,3 +595,21 @@ def test_a_content_file_name_the_site_cannot_carry_is_one_located_error(name: by
     assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
     assert [row for row in built.stderr.splitlines() if "error[" in row] == [line]
     assert not (project / "site").exists()
+
+
+def test_no_rule_kinds_is_one_located_error(tmp_path: Path) -> None:
+    """`rule_kinds: []` gave an IndexError in check and build: every special rule is of one of the kinds, so an empty
+    list is refused where it is written (and the rules are not each reported as of a kind the system lacks)."""
+    project = copy_project(MINI, tmp_path / "mini")
+    system = project / "data/system.yaml"
+    system.write_text(
+        system.read_text(encoding="utf-8").replace("  landing_pages:\n", "  rule_kinds: []\n  landing_pages:\n"), encoding="utf-8"
+    )
+    line = next(n for n, text in enumerate(system.read_text(encoding="utf-8").splitlines(), 1) if "rule_kinds" in text)
+    expected = f"data/system.yaml:{line}:15: error[value]: system.rule_kinds must not be empty (hint: leave it out to have its default)"
+    checked = _cadence(project, "check")
+    assert (checked.returncode, checked.stdout.splitlines()[:-1], checked.stderr) == (1, [expected], "")
+    built = _cadence(project, "build", "-q")
+    assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
+    assert [row for row in built.stderr.splitlines() if "error[" in row] == [expected]
+    assert not (project / "site").exists()
