@@ -553,6 +553,16 @@ def _cadence(project: Path, *argv: str, **options: Any) -> subprocess.CompletedP
     )
 
 
+def _check_and_build_refuse(project: Path, line: str) -> None:
+    """`cadence check` reports `line` alone, and `cadence build` refuses the project with it: no traceback, no site."""
+    checked = _cadence(project, "check")
+    assert (checked.returncode, checked.stdout.splitlines()[:-1], checked.stderr) == (1, [line], "")
+    built = _cadence(project, "build", "-q")
+    assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
+    assert [row for row in built.stderr.splitlines() if "error[" in row] == [line]
+    assert not (project / "site").exists()
+
+
 @pytest.mark.parametrize(
     ("name", "shown", "expected"),
     [
@@ -588,13 +598,7 @@ def test_a_content_file_name_the_site_cannot_carry_is_one_located_error(name: by
     os.makedirs(os.path.dirname(target), exist_ok=True)
     with open(target, "wb") as handle:
         handle.write(b"# A page\n")
-    line = f"content/{shown}:1:1: {expected}"
-    checked = _cadence(project, "check")
-    assert (checked.returncode, checked.stdout.splitlines()[:-1], checked.stderr) == (1, [line], "")
-    built = _cadence(project, "build", "-q")
-    assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
-    assert [row for row in built.stderr.splitlines() if "error[" in row] == [line]
-    assert not (project / "site").exists()
+    _check_and_build_refuse(project, f"content/{shown}:1:1: {expected}")
 
 
 def test_no_rule_kinds_is_one_located_error(tmp_path: Path) -> None:
@@ -607,9 +611,4 @@ def test_no_rule_kinds_is_one_located_error(tmp_path: Path) -> None:
     )
     line = next(n for n, text in enumerate(system.read_text(encoding="utf-8").splitlines(), 1) if "rule_kinds" in text)
     expected = f"data/system.yaml:{line}:15: error[value]: system.rule_kinds must not be empty (hint: leave it out to have its default)"
-    checked = _cadence(project, "check")
-    assert (checked.returncode, checked.stdout.splitlines()[:-1], checked.stderr) == (1, [expected], "")
-    built = _cadence(project, "build", "-q")
-    assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
-    assert [row for row in built.stderr.splitlines() if "error[" in row] == [expected]
-    assert not (project / "site").exists()
+    _check_and_build_refuse(project, expected)
