@@ -8,19 +8,19 @@ file system (most refuse names over 255 bytes; MkDocs adds `.md` and `.html`).
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
+from .loader import MAX_NAME_BYTES
 from .problems import Location, Problem, error
 
 if TYPE_CHECKING:
     from .catalogue import Project
 
-#: The longest segment (folder or file name) a path from data may have.
-MAX_SEGMENT = 100
+#: The longest segment (folder or file name) a path from data may have: as long as a file's own name may be.
+MAX_SEGMENT = MAX_NAME_BYTES
 #: The most segments a path from data may have.
 MAX_SEGMENTS = 12
 
@@ -125,30 +125,3 @@ def path_problems(project: Project) -> list[Problem]:
 
 def is_safe(path: str, kind: PathKind = "page") -> bool:
     return unsafe_reason(path, kind) is None
-
-
-def shown_name(name: str) -> str:
-    """A file name as read from the file system, printable: bytes that are not UTF-8 written as `\\xe9`."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
-
-
-def file_name_problem(name: str, where: str) -> Problem | None:
-    """A located error for a file or folder under data/ or content/ whose name the site cannot carry, else None.
-
-    Such names are any characters, but at most `MAX_SEGMENT` bytes of UTF-8 (the site adds its own endings
-    and staging a temporary one to each, and most file systems stop at 255) and valid UTF-8 (the file
-    system hands other bytes over as they are; no address or report line could hold them).
-    """
-    raw = os.fsencode(name)
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        message = f"the name is not valid UTF-8 (byte 0x{raw[exc.start]:02x}); it was not read"
-        return error(Location(where, 1, 1), "encoding", message, "rename it, in UTF-8")
-    if len(raw) > MAX_SEGMENT:
-        size, limit = f"{len(name)} characters", str(MAX_SEGMENT)
-        if len(raw) != len(name):  # a letter outside ASCII takes 2 to 4 bytes
-            size, limit = f"{size} ({len(raw)} bytes of UTF-8)", f"{MAX_SEGMENT} bytes"
-        message = f"the name is {size} long; the limit is {limit}; it was not read"
-        return error(Location(where, 1, 1), "unsafe-path", message, "shorten the name")
-    return None

@@ -391,13 +391,10 @@ class Builder:
             wrong = _misspelt_form(f, built, sub)
             if wrong:
                 return self.fail(loc_of(built, raw.key_locs[key]), *wrong, sub)
-        if isinstance(built, tuple) and f.least is not None and len(raw[key]) < f.least:  # a list of too few items
-            hint = "" if f.required else "leave it out to have its default"
-            said = "must not be empty" if f.least == 1 else f"must list at least {f.least} items, not {len(raw[key])}"
-            return self.fail(loc_of(raw[key], raw.key_locs[key]), "value", f"{sub} {said}", sub, hint)
-        wrong_size = _out_of_bounds(built, f.least, f.most) if isinstance(built, int) and not isinstance(built, bool) else ""
+        wrong_size = _wrong_size(f, built, raw[key])
         if wrong_size:
-            return self.fail(loc_of(built, raw.key_locs[key]), "value", f"{sub} must be {wrong_size}, not {built}", sub)
+            hint = "leave it out to have its default" if isinstance(built, tuple) and not f.required else ""
+            return self.fail(loc_of(built, loc_of(raw[key], raw.key_locs[key])), "value", f"{sub} {wrong_size}", sub, hint)
         return built
 
 
@@ -412,6 +409,17 @@ def _misspelt_form(f: _Field, text: str, sub: str) -> tuple[str, str] | None:
 
 #: The largest whole number data may hold: the army builder's script reads every number exactly up to here.
 LARGEST = 2**53 - 1
+
+
+def _wrong_size(f: _Field, built: Any, written: Any) -> str:
+    """What is wrong with the size of a field's value (a number out of its range, a list of too few items), as a
+    problem says it after the field's name; '' when nothing is."""
+    if isinstance(built, tuple) and f.least is not None and len(written) < f.least:
+        return "must not be empty" if f.least == 1 else f"must list at least {f.least} items, not {len(written)}"
+    if isinstance(built, int) and not isinstance(built, bool):
+        wrong = _out_of_bounds(built, f.least, f.most)
+        return f"must be {wrong}, not {built}" if wrong else ""
+    return ""
 
 
 def _out_of_bounds(number: int, least: int | None, most: int | None) -> str:
