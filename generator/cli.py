@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import importlib
 import os
@@ -328,9 +329,31 @@ def _run_command(command: str, argv: list[str], cwd: Path | None, env: dict[str,
         os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
+    sys.argv = [command.split(".")[0], *argv]  # click names the program after it
+    sys.exit(run_entry(command, argv))
+
+
+def run_entry(command: str, argv: list[str]) -> int:
+    """COMMAND's entry point (`module:function`) on ARGV, as a step of `cadence build` runs it: an I/O error
+    (a full disk) is one line and exit 2, as in this process, not a traceback."""
     module, _, function = command.partition(":")
-    sys.argv = [module.split(".")[0], *argv]  # click names the program after it
-    sys.exit(getattr(importlib.import_module(module), function)(argv))
+    try:
+        return int(getattr(importlib.import_module(module), function)(argv) or 0)
+    except OSError as exc:
+        print(io_error(exc), file=sys.stderr)
+        return EXIT_USAGE
+
+
+#: Errors of a write that found no room: a full disk or quota, or a file larger than the system allows.
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def io_error(exc: OSError) -> str:
+    """An I/O error as one line; for a write that found no room, the file it was writing."""
+    written = exc.filename2 if exc.filename2 is not None else exc.filename  # a copy's target, or the file
+    if exc.errno in NO_ROOM and written is not None:
+        return f"cadence: cannot write {written}: {exc.strerror}"
+    return f"cadence: {exc}"
 
 
 def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None, output: IO[bytes] | None = None) -> Child:
@@ -341,8 +364,7 @@ def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | No
         for library in SHARED_LIBRARIES:
             importlib.import_module(library)
         return Forked(command, argv, cwd, env, output)
-    module, _, function = command.partition(":")
-    code = f"import sys; from {module} import {function}; sys.exit({function}(sys.argv[1:]))"
+    code = f"import sys; from generator.cli import run_entry; sys.exit(run_entry({command!r}, sys.argv[1:]))"
     errors = None if output is None else subprocess.STDOUT  # with its output, or as this process's
     return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env, stdout=output, stderr=errors)
 
@@ -396,10 +418,11 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
         with _held_output(args) as held:
             command = engine_arguments("build", work / "mkdocs.yml", *_engine_flags(args))
             process = run_apart(ENGINE_COMMANDS[args.engine], command, env, cwd=work, output=held)
-            if process.wait() != 0 or not built.is_dir():
+            code = process.wait()
+            if code != 0 or not built.is_dir():
                 _show(held)
                 print(failed, file=sys.stderr)
-                return EXIT_PROBLEMS
+                return EXIT_USAGE if code == EXIT_USAGE else EXIT_PROBLEMS  # EXIT_USAGE: an I/O error (`run_entry`)
         try:
             context = BuildContext(root, args.engine, follow_outside_links=args.follow_outside_links, search_file=entries)
             run(built, context)
@@ -582,7 +605,7 @@ def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: S
         show_problems(work, exc.problems, checked=isinstance(exc, StagingError) and exc.checked)
         print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
     except OSError as exc:  # a full disk, say: serving goes on, and the next save stages again
-        print(f"cadence: {exc}; the site was not re-staged", file=sys.stderr)
+        print(f"{io_error(exc)}; the site was not re-staged", file=sys.stderr)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -850,7 +873,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(problem)
         return EXIT_PROBLEMS
     except OSError as exc:
-        print(f"cadence: {exc}", file=sys.stderr)
+        print(io_error(exc), file=sys.stderr)
         return EXIT_USAGE
     finally:
         from . import cache

@@ -6,13 +6,14 @@ import contextlib
 import io
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -612,3 +613,34 @@ def test_no_rule_kinds_is_one_located_error(tmp_path: Path) -> None:
     line = next(n for n, text in enumerate(system.read_text(encoding="utf-8").splitlines(), 1) if "rule_kinds" in text)
     expected = f"data/system.yaml:{line}:15: error[value]: system.rule_kinds must not be empty (hint: leave it out to have its default)"
     _check_and_build_refuse(project, expected)
+
+
+def _file_size_limit(most: int) -> Callable[[], None]:
+    """For `preexec_fn`: no file the process writes may grow past `most` bytes. The kernel then refuses the write that
+    would (EFBIG, where a full disk gives ENOSPC): a real failed write, where it falls, without filling a disk."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel ends the process instead of failing the write
+        resource.setrlimit(resource.RLIMIT_FSIZE, (most, most))
+
+    return limit
+
+
+@pytest.mark.parametrize("cached", [True, False], ids=["engine's write", "staging's write"])
+def test_a_build_that_cannot_write_is_one_io_error_and_the_site_stays(cached: bool, tmp_path: Path) -> None:
+    """A disk that fills during the build ended it with a traceback (from the engine or from staging) and exit 1:
+    now one line naming the file, exit 2, and the previous site as it was."""
+    project = copy_project(MINI, tmp_path / "mini")
+    assert _cadence(project, "build", "-q").returncode == 0
+    before = _snapshot(project / "site")
+    page = project / "content/index.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nA change the full disk keeps out.\n", encoding="utf-8")
+    argv = ["build", "-q", *([] if cached else ["--no-cache"])]
+    built = _cadence(project, *argv, preexec_fn=_file_size_limit(16 * 1024))
+    assert built.returncode == 2, built.stderr
+    assert "Traceback" not in built.stderr
+    lines = built.stderr.splitlines()
+    assert len(lines) == 2 and re.fullmatch(r"cadence: cannot write .+: File too large", lines[0]), built.stderr
+    assert lines[1] == "cadence: build failed; the previous site was left as it was"
+    assert _snapshot(project / "site") == before
+    assert not list(project.glob(".site-*"))
