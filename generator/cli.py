@@ -13,6 +13,7 @@ import importlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -166,8 +167,9 @@ def engine_arguments(action: str, config_file: Path, *extra: str) -> list[str]:
 
 
 def engine_command(engine: str, action: str, config_file: Path, *extra: str) -> list[str]:
-    """The engine's command in a new interpreter: `cadence serve` runs it beside its own re-staging."""
-    return [sys.executable, "-m", engine, *engine_arguments(action, config_file, *extra)]
+    """The engine's command in a new interpreter: `cadence serve` runs it beside its own re-staging, as a child
+    that ends when this process ends, even killed (`serve_engine`)."""
+    return [sys.executable, "-m", "generator.serve_engine", str(os.getpid()), engine, *engine_arguments(action, config_file, *extra)]
 
 
 def _print_problems(problems: list[Problem]) -> None:
@@ -514,6 +516,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """
     from .incremental import PageCache
     from .project_config import content_folder
+    from .serve_engine import address_in_use
     from .serve_search import ServedSearch
     from .staging import StagingError, read_config, read_options, stage
 
@@ -521,9 +524,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
+    _tidy_serve_folders()
+    taken = address_in_use(args.dev_addr)
+    if taken:
+        print(taken, file=sys.stderr)
+        return EXIT_USAGE
     config = read_config(root)
     watched = [read_options(config).data_dir, content_folder(config), "overrides"]
-    work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
+    work = Path(tempfile.mkdtemp(prefix=f"{SERVE_FOLDER}{os.getpid()}-"))  # named after this process, for the next to tidy
     search = ServedSearch(work, merges_here=args.engine not in RUNS_HOOKS)
     nav_file = args.engine in NAV_IN_DOCS
     process: subprocess.Popen[bytes] | None = None
@@ -559,6 +567,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
         stop_process(process, timeout=10)
         shutil.rmtree(work, ignore_errors=True)
+
+
+#: The start of the name of `cadence serve`'s staging folder, in the system's temporary folder; its process id follows.
+SERVE_FOLDER = "cadence-serve-"
+
+
+def _tidy_serve_folders() -> None:
+    """Remove the staging folders of `cadence serve`s that were killed: those whose process is gone (as
+    `recover_output` does for builds)."""
+    user = os.getuid() if hasattr(os, "getuid") else 0  # only this user's own folders (Windows has no owners)
+    for stale in Path(tempfile.gettempdir()).glob(f"{SERVE_FOLDER}*-*"):
+        pid = stale.name.removeprefix(SERVE_FOLDER).split("-", 1)[0]
+        with contextlib.suppress(OSError):
+            info = stale.lstat()
+            if pid.isdigit() and not _alive(int(pid)) and stat.S_ISDIR(info.st_mode) and info.st_uid == user:
+                shutil.rmtree(stale)
 
 
 def _serve_edits(
