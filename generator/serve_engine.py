@@ -27,7 +27,14 @@ PR_SET_PDEATHSIG = 1
 PARENT_LOOK_S = 1.0
 
 
+#: How long the engine may take to shut down once told to, in seconds: then the system ends it.
+SHUTDOWN_S = 10
+
+
 def _interrupt(_signum: int, _frame: object) -> None:
+    if hasattr(signal, "alarm"):  # an engine whose shutdown hangs would keep the port: SIGALRM ends it whatever it does
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(SHUTDOWN_S)
     raise KeyboardInterrupt  # the engine's own way out of serving: its shutdown, its clean-up
 
 
