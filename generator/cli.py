@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import importlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -139,8 +141,9 @@ def engine_arguments(action: str, config_file: Path, *extra: str) -> list[str]:
 
 
 def engine_command(engine: str, action: str, config_file: Path, *extra: str) -> list[str]:
-    """The engine's command in a new interpreter: `cadence serve` runs it beside its own re-staging."""
-    return [sys.executable, "-m", engine, *engine_arguments(action, config_file, *extra)]
+    """The engine's command in a new interpreter: `cadence serve` runs it beside its own re-staging, as a child
+    that ends when this process ends, even killed (`serve_engine`)."""
+    return [sys.executable, "-m", "generator.serve_engine", str(os.getpid()), engine, *engine_arguments(action, config_file, *extra)]
 
 
 def _print_problems(problems: list[Problem]) -> None:
@@ -293,9 +296,31 @@ def _run_command(command: str, argv: list[str], cwd: Path | None, env: dict[str,
         os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
+    sys.argv = [command.split(".")[0], *argv]  # click names the program after it
+    sys.exit(run_entry(command, argv))
+
+
+def run_entry(command: str, argv: list[str]) -> int:
+    """COMMAND's entry point (`module:function`) on ARGV, as a step of `cadence build` runs it: an I/O error
+    (a full disk) is one line and exit 2, as in this process, not a traceback."""
     module, _, function = command.partition(":")
-    sys.argv = [module.split(".")[0], *argv]  # click names the program after it
-    sys.exit(getattr(importlib.import_module(module), function)(argv))
+    try:
+        return int(getattr(importlib.import_module(module), function)(argv) or 0)
+    except OSError as exc:
+        print(io_error(exc), file=sys.stderr)
+        return EXIT_USAGE
+
+
+#: Errors of a write that found no room: a full disk or quota, or a file larger than the system allows.
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def io_error(exc: OSError) -> str:
+    """An I/O error as one line; for a write that found no room, the file it was writing."""
+    written = exc.filename2 if exc.filename2 is not None else exc.filename  # a copy's target, or the file
+    if exc.errno in NO_ROOM and written is not None:
+        return f"cadence: cannot write {written}: {exc.strerror}"
+    return f"cadence: {exc}"
 
 
 def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | None = None, output: IO[bytes] | None = None) -> Child:
@@ -306,8 +331,7 @@ def run_apart(command: str, argv: list[str], env: dict[str, str], cwd: Path | No
         for library in SHARED_LIBRARIES:
             importlib.import_module(library)
         return Forked(command, argv, cwd, env, output)
-    module, _, function = command.partition(":")
-    code = f"import sys; from {module} import {function}; sys.exit({function}(sys.argv[1:]))"
+    code = f"import sys; from generator.cli import run_entry; sys.exit(run_entry({command!r}, sys.argv[1:]))"
     errors = None if output is None else subprocess.STDOUT  # with its output, or as this process's
     return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=cwd, env=env, stdout=output, stderr=errors)
 
@@ -361,10 +385,11 @@ def _build_in(args: argparse.Namespace, root: Path, out: Path, work: Path) -> in
         with _held_output(args) as held:
             command = engine_arguments("build", work / "mkdocs.yml", *_engine_flags(args))
             process = run_apart(ENGINE_COMMANDS[args.engine], command, env, cwd=work, output=held)
-            if process.wait() != 0 or not built.is_dir():
+            code = process.wait()
+            if code != 0 or not built.is_dir():
                 _show(held)
                 print(failed, file=sys.stderr)
-                return EXIT_PROBLEMS
+                return EXIT_USAGE if code == EXIT_USAGE else EXIT_PROBLEMS  # EXIT_USAGE: an I/O error (`run_entry`)
         try:
             context = BuildContext(root, args.engine, follow_outside_links=args.follow_outside_links, search_file=entries)
             run(built, context)
@@ -456,6 +481,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """
     from .incremental import PageCache
     from .project_config import content_folder
+    from .serve_engine import address_in_use
     from .serve_search import ServedSearch
     from .staging import StagingError, read_config, read_options, stage
 
@@ -463,9 +489,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
+    _tidy_serve_folders()
+    taken = address_in_use(args.dev_addr)
+    if taken:
+        print(taken, file=sys.stderr)
+        return EXIT_USAGE
     config = read_config(root)
     watched = [read_options(config).data_dir, content_folder(config), "overrides"]
-    work = Path(tempfile.mkdtemp(prefix="cadence-serve-"))
+    work = Path(tempfile.mkdtemp(prefix=f"{SERVE_FOLDER}{os.getpid()}-"))  # named after this process, for the next to tidy
     search = ServedSearch(work, merges_here=args.engine not in RUNS_HOOKS)
     nav_file = args.engine in NAV_IN_DOCS
     process: subprocess.Popen[bytes] | None = None
@@ -501,6 +532,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
         stop_process(process, timeout=10)
         shutil.rmtree(work, ignore_errors=True)
+
+
+#: The start of the name of `cadence serve`'s staging folder, in the system's temporary folder; its process id follows.
+SERVE_FOLDER = "cadence-serve-"
+
+
+def _tidy_serve_folders() -> None:
+    """Remove the staging folders of `cadence serve`s that were killed: those whose process is gone (as
+    `recover_output` does for builds)."""
+    user = os.getuid() if hasattr(os, "getuid") else 0  # only this user's own folders (Windows has no owners)
+    for stale in Path(tempfile.gettempdir()).glob(f"{SERVE_FOLDER}*-*"):
+        pid = stale.name.removeprefix(SERVE_FOLDER).split("-", 1)[0]
+        with contextlib.suppress(OSError):
+            info = stale.lstat()
+            if pid.isdigit() and not _alive(int(pid)) and stat.S_ISDIR(info.st_mode) and info.st_uid == user:
+                shutil.rmtree(stale)
 
 
 def _serve_edits(
@@ -546,6 +593,8 @@ def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: S
         _print_problems(exc.problems)
         show_problems(work, exc.problems, checked=isinstance(exc, StagingError) and exc.checked)
         print("cadence: every page shows these problems until they are fixed", file=sys.stderr)
+    except OSError as exc:  # a full disk, say: serving goes on, and the next save stages again
+        print(f"{io_error(exc)}; the site was not re-staged", file=sys.stderr)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -813,7 +862,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(problem)
         return EXIT_PROBLEMS
     except OSError as exc:
-        print(f"cadence: {exc}", file=sys.stderr)
+        print(io_error(exc), file=sys.stderr)
         return EXIT_USAGE
     finally:
         from . import cache

@@ -28,6 +28,7 @@ import yaml
 from .catalogue import ListEntry, Project, assemble, walk_sections
 from .loader import load_directory
 from .model import ProfileValue, Release, ReleaseDetail, ReleaseEntry, Section, Unit, UpgradeList, WeaponList, slugify
+from .problems import one_line
 from .releases import TEXT_FIELDS, word_segments
 
 #: How alike a removed and an added thing must be (0-1) to count as one thing renamed.
@@ -70,9 +71,25 @@ def load_side(root: Path, spec: str, scratch: Path) -> Project:
     result = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", spec], capture_output=True)
     if result.returncode != 0:
         raise DiffError(f"'{spec}' is neither a folder nor a git revision of {root}: {result.stderr.decode(errors='replace').strip()}")
-    with tarfile.open(fileobj=io.BytesIO(result.stdout)) as archive:
-        archive.extractall(target, filter="data")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(result.stdout)) as archive:
+            archive.extractall(target, filter="data")
+    except tarfile.FilterError as exc:  # refused before anything is written through it
+        raise DiffError(f"revision '{spec}' holds {_refused(exc)}") from None
+    except tarfile.TarError as exc:
+        raise DiffError(f"revision '{spec}' could not be read: {exc}") from None
     return _load_folder(target)
+
+
+def _refused(exc: tarfile.FilterError) -> str:
+    """What `tarfile`'s data filter refused in a revision, as one line: `check` refuses the same in a working tree."""
+    name = one_line(exc.tarinfo.name)
+    if isinstance(exc, (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError)):
+        return (
+            f"{name}, a symbolic link that leads outside the project; it was not followed "
+            "(hint: compare with a folder, or remove the link from the revision)"
+        )
+    return f"{name}, which cannot be extracted safely: {exc}"
 
 
 def _load_folder(folder: Path) -> Project:

@@ -40,6 +40,8 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 40
 #: How many nodes (mappings, lists, scalars) one file may hold.
 MAX_NODES = 200_000
+#: The longest name of a file or folder under the data or content folder, in bytes of UTF-8 (`file_name_problem`).
+MAX_NAME_BYTES = 100
 
 
 class LocStr(str):
@@ -484,13 +486,41 @@ def resolved(path: Path) -> Path | None:
         return None
 
 
+def shown_name(name: str) -> str:
+    """A file name as read from the file system, printable: bytes that are not UTF-8 written as `\\xe9`."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def file_name_problem(name: str, where: str) -> Problem | None:
+    """A located error for a file or folder under data/ or content/ whose name the site cannot carry, else None.
+
+    Such names are any characters, but at most `MAX_NAME_BYTES` bytes of UTF-8 (the site adds its own endings
+    and staging a temporary one to each, and most file systems stop at 255) and valid UTF-8 (the file
+    system hands other bytes over as they are; no address or report line could hold them).
+    """
+    raw = os.fsencode(name)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"the name is not valid UTF-8 (byte 0x{raw[exc.start]:02x}); it was not read"
+        return error(Location(where, 1, 1), "encoding", message, "rename it, in UTF-8")
+    if len(raw) > MAX_NAME_BYTES:
+        size, limit = f"{len(name)} characters", str(MAX_NAME_BYTES)
+        if len(raw) != len(name):  # a letter outside ASCII takes 2 to 4 bytes
+            size, limit = f"{size} ({len(raw)} bytes of UTF-8)", f"{MAX_NAME_BYTES} bytes"
+        message = f"the name is {size} long; the limit is {limit}; it was not read"
+        return error(Location(where, 1, 1), "unsafe-path", message, "shorten the name")
+    return None
+
+
 def project_files(
     root: Path, folder: str, suffixes: tuple[str, ...], *, allow_outside_links: bool = False, others: list[Path] | None = None
 ) -> tuple[list[Path], list[Problem]]:
     """The files with one of `suffixes` under `root/folder`, sorted, walked without trusting the tree;
     `others` collects the other regular files met on the way (what MkDocs would copy as they are).
 
-    Each entry is examined with `lstat`: FIFOs, sockets and devices are refused, whatever their
+    An entry whose name is not UTF-8 or too long for the site (`file_name_problem`) is refused,
+    unread. Each entry is examined with `lstat`: FIFOs, sockets and devices are refused, whatever their
     name (never opened); a
     symbolic link whose target leaves the project is refused unless `allow_outside_links`; a link
     inside the project is followed once (loops are cut).
@@ -516,6 +546,10 @@ def project_files(
             problems.append(error(Location(rel(folder_path), 1, 1), "io", f"cannot read folder: {exc.strerror or exc}"))
             return
         for entry in entries:
+            misnamed = file_name_problem(entry.name, f"{rel(folder_path)}/{shown_name(entry.name)}")
+            if misnamed is not None:  # no page, address or report line could carry its name: never read
+                problems.append(misnamed)
+                continue
             path = Path(entry.path)
             try:
                 info: os.stat_result | None = path.lstat()

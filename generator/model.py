@@ -532,7 +532,9 @@ class System(Record):
     rule_values: Literal["brackets", "space"] = field(
         default="brackets", metadata=doc("How a rule's value follows its name: 'Heavy Armour (2)' (brackets) or 'Tough 2' (space).")
     )
-    rule_kinds: tuple[str, ...] = field(default=("unit", "weapon"), metadata=doc("The kinds of special rule, e.g. unit, weapon, terrain."))
+    rule_kinds: tuple[str, ...] = field(
+        default=("unit", "weapon"), metadata=doc("The kinds of special rule, e.g. unit, weapon, terrain: each rule is of one.", least=1)
+    )
     rule_kind_labels: dict[str, str] = field(
         default_factory=dict,
         metadata=doc(

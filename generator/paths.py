@@ -13,13 +13,14 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
+from .loader import MAX_NAME_BYTES
 from .problems import Location, Problem, error
 
 if TYPE_CHECKING:
     from .catalogue import Project
 
-#: The longest segment (folder or file name) a path from data may have.
-MAX_SEGMENT = 100
+#: The longest segment (folder or file name) a path from data may have: as long as a file's own name may be.
+MAX_SEGMENT = MAX_NAME_BYTES
 #: The most segments a path from data may have.
 MAX_SEGMENTS = 12
 

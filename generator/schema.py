@@ -160,7 +160,7 @@ class _Field:
     required: bool
     slug: bool
     web_address: bool  # a link out of the site (`doc(..., web_address=True)`): http or https, one URL
-    least: int | None  # the least whole number the field takes, where it names one (`doc(..., least=1)`)
+    least: int | None  # the least whole number the field takes, or the fewest items of a list, where it names one (`doc(..., least=1)`)
     most: int | None  # the greatest, where it names one (`doc(..., most=100)`)
 
 
@@ -391,9 +391,10 @@ class Builder:
             wrong = _misspelt_form(f, built, sub)
             if wrong:
                 return self.fail(loc_of(built, raw.key_locs[key]), *wrong, sub)
-        wrong_size = _out_of_bounds(built, f.least, f.most) if isinstance(built, int) and not isinstance(built, bool) else ""
+        wrong_size = _wrong_size(f, built, raw[key])
         if wrong_size:
-            return self.fail(loc_of(built, raw.key_locs[key]), "value", f"{sub} must be {wrong_size}, not {built}", sub)
+            hint = "leave it out to have its default" if isinstance(built, tuple) and not f.required else ""
+            return self.fail(loc_of(built, loc_of(raw[key], raw.key_locs[key])), "value", f"{sub} {wrong_size}", sub, hint)
         return built
 
 
@@ -408,6 +409,17 @@ def _misspelt_form(f: _Field, text: str, sub: str) -> tuple[str, str] | None:
 
 #: The largest whole number data may hold: the army builder's script reads every number exactly up to here.
 LARGEST = 2**53 - 1
+
+
+def _wrong_size(f: _Field, built: Any, written: Any) -> str:
+    """What is wrong with the size of a field's value (a number out of its range, a list of too few items), as a
+    problem says it after the field's name; '' when nothing is."""
+    if isinstance(built, tuple) and f.least is not None and len(written) < f.least:
+        return "must not be empty" if f.least == 1 else f"must list at least {f.least} items, not {len(written)}"
+    if isinstance(built, int) and not isinstance(built, bool):
+        wrong = _out_of_bounds(built, f.least, f.most)
+        return f"must be {wrong}, not {built}" if wrong else ""
+    return ""
 
 
 def _out_of_bounds(number: int, least: int | None, most: int | None) -> str:
@@ -511,7 +523,7 @@ def _record_schema(tp: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
         if f.metadata.get("web_address"):
             prop = {**prop, "pattern": f"^{WEB_ADDRESS}$"}
         if "least" in f.metadata:
-            prop = {**prop, "minimum": f.metadata["least"]}
+            prop = {**prop, "minItems" if prop.get("type") == "array" else "minimum": f.metadata["least"]}
         if "most" in f.metadata:
             prop = {**prop, "maximum": f.metadata["most"]}
         props[yaml_key(f)] = prop

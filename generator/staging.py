@@ -11,6 +11,7 @@ same functions (`page_meta`, `asset_files`, `asset_links`, `site_pages`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import re
@@ -314,8 +315,13 @@ def _replace(target: str, data: bytes) -> bool:
     if _unchanged(target, data):
         return False
     temporary = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:  # a full disk, say: no half-written file left, and the error names the file
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise OSError(exc.errno, exc.strerror, target) from None
     os.replace(temporary, target)
     return True
 

@@ -62,7 +62,7 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"pages"}),
     frozenset({"staging"}),
     frozenset({"postbuild"}),
-    frozenset({"serve_search", "serve_hook", "serve_watch"}),
+    frozenset({"serve_search", "serve_hook", "serve_watch", "serve_engine"}),
     frozenset({"importer", "diff", "roster"}),
     frozenset({"config"}),
     frozenset({"plugin", "cli"}),

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from generator.pages import generate, load_project
 
 from .conftest import MINI, copy_project
@@ -81,15 +83,22 @@ def test_json_and_markdown_formats(tmp_path: Path) -> None:
     assert "~~more attacks.~~ **extra attacks at short range.**" in markdown
 
 
+GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"]
+
+
+def _committed(project: Path) -> None:
+    """The project as the first commit of a new repository in its folder."""
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run([*GIT, "add", "."], cwd=project, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "first"], cwd=project, check=True)
+
+
 def test_diff_of_two_git_revisions_recorded_as_a_release(tmp_path: Path) -> None:
     """Revisions are read with git archive; --record stores the diff, and Recent Changes lists it."""
     project = copy_project(MINI, tmp_path / "repo")
-    git = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    subprocess.run([*git, "add", "."], cwd=project, check=True)
-    subprocess.run([*git, "commit", "-qm", "first"], cwd=project, check=True)
+    _committed(project)
     _changed(project)
-    subprocess.run([*git, "commit", "-qam", "second"], cwd=project, check=True)
+    subprocess.run([*GIT, "commit", "-qam", "second"], cwd=project, check=True)
     result = _cadence("diff", "HEAD~1", "HEAD", "--record", "Spring Update", "--date", "2026-03-01", cwd=project)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "wrote data/releases/spring-update.yaml (6 changes)\n"
@@ -121,3 +130,19 @@ def test_recent_changes_show_the_words_a_reader_sees(built_site: Path) -> None:
         "Accurate, Destructive (2), Relay: a model hit by this weapon makes no Defence Roll; <del>instead</del> <ins>instead,</ins>"
         in relay
     )
+
+
+@pytest.mark.parametrize("target", ["/etc/hostname", "../../../outside.yaml"], ids=["absolute", "relative"])
+def test_a_revision_holding_a_link_out_of_the_project_is_one_line_not_followed(target: str, tmp_path: Path) -> None:
+    """Extracting such a revision ended with tarfile's LinkOutsideDestinationError (or AbsoluteLinkError): now it is
+    one line, exit 2, and the link is never followed."""
+    project = copy_project(MINI, tmp_path / "repo")
+    (project / "data/core/linked.yaml").symlink_to(target)
+    _committed(project)
+    result = _cadence("diff", "HEAD", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "cadence: revision 'HEAD' holds data/core/linked.yaml, a symbolic link that leads outside the project; "
+        "it was not followed (hint: compare with a folder, or remove the link from the revision)\n"
+    )
+    assert result.stdout == ""

@@ -6,14 +6,16 @@ import contextlib
 import io
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -539,3 +541,106 @@ def test_every_other_field_that_takes_unfinishable_markdown_builds(tmp_path: Pat
     assert "Traceback" not in err
     rendered = "".join(page.read_text(encoding="utf-8") for page in (scratch / "site").rglob("*.html"))
     assert "+ + + + deep" in rendered
+
+
+# --- names, disks and revisions that once ended a command with a traceback (issue #40) ----------
+
+
+def _cadence(project: Path, *argv: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """The real `cadence` command on `project`, in a process of its own."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "generator.cli", "-C", str(project), *argv], capture_output=True, text=True, env=env, timeout=300, **options
+    )
+
+
+def _check_and_build_refuse(project: Path, line: str) -> None:
+    """`cadence check` reports `line` alone, and `cadence build` refuses the project with it: no traceback, no site."""
+    checked = _cadence(project, "check")
+    assert (checked.returncode, checked.stdout.splitlines()[:-1], checked.stderr) == (1, [line], "")
+    built = _cadence(project, "build", "-q")
+    assert built.returncode == 1 and "Traceback" not in built.stderr, built.stderr
+    assert [row for row in built.stderr.splitlines() if "error[" in row] == [line]
+    assert not (project / "site").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "expected"),
+    [
+        (
+            b"a" * 247 + b".md",
+            "a" * 247 + ".md",
+            "error[unsafe-path]: the name is 250 characters long; the limit is 100; it was not read (hint: shorten the name)",
+        ),
+        (
+            "é".encode() * 60 + b".png",
+            "é" * 60 + ".png",
+            "error[unsafe-path]: the name is 64 characters (124 bytes of UTF-8) long; the limit is 100 bytes; it was not read "
+            "(hint: shorten the name)",
+        ),
+        (
+            b"caf\xe9.md",
+            "caf\\xe9.md",
+            "error[encoding]: the name is not valid UTF-8 (byte 0xe9); it was not read (hint: rename it, in UTF-8)",
+        ),
+        (
+            b"caf\xe9/page.md",
+            "caf\\xe9",
+            "error[encoding]: the name is not valid UTF-8 (byte 0xe9); it was not read (hint: rename it, in UTF-8)",
+        ),
+    ],
+    ids=["250 bytes", "124 bytes in 64 letters", "not UTF-8", "a folder not UTF-8"],
+)
+def test_a_content_file_name_the_site_cannot_carry_is_one_located_error(name: bytes, shown: str, expected: str, tmp_path: Path) -> None:
+    """`cadence check` passed such a name and `cadence build` ended with a traceback (ENAMETOOLONG when staging,
+    UnicodeEncodeError in the checks): the check now refuses it at the file, and the build with the same line."""
+    project = copy_project(MINI, tmp_path / "mini")
+    target = os.fsencode(project / "content") + b"/" + name
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "wb") as handle:
+        handle.write(b"# A page\n")
+    _check_and_build_refuse(project, f"content/{shown}:1:1: {expected}")
+
+
+def test_no_rule_kinds_is_one_located_error(tmp_path: Path) -> None:
+    """`rule_kinds: []` gave an IndexError in check and build: every special rule is of one of the kinds, so an empty
+    list is refused where it is written (and the rules are not each reported as of a kind the system lacks)."""
+    project = copy_project(MINI, tmp_path / "mini")
+    system = project / "data/system.yaml"
+    system.write_text(
+        system.read_text(encoding="utf-8").replace("  landing_pages:\n", "  rule_kinds: []\n  landing_pages:\n"), encoding="utf-8"
+    )
+    line = next(n for n, text in enumerate(system.read_text(encoding="utf-8").splitlines(), 1) if "rule_kinds" in text)
+    expected = f"data/system.yaml:{line}:15: error[value]: system.rule_kinds must not be empty (hint: leave it out to have its default)"
+    _check_and_build_refuse(project, expected)
+
+
+def _file_size_limit(most: int) -> Callable[[], None]:
+    """For `preexec_fn`: no file the process writes may grow past `most` bytes. The kernel then refuses the write that
+    would (EFBIG, where a full disk gives ENOSPC): a real failed write, where it falls, without filling a disk."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel ends the process instead of failing the write
+        resource.setrlimit(resource.RLIMIT_FSIZE, (most, most))
+
+    return limit
+
+
+@pytest.mark.parametrize("cached", [True, False], ids=["engine's write", "staging's write"])
+def test_a_build_that_cannot_write_is_one_io_error_and_the_site_stays(cached: bool, tmp_path: Path) -> None:
+    """A disk that fills during the build ended it with a traceback (from the engine or from staging) and exit 1:
+    now one line naming the file, exit 2, and the previous site as it was."""
+    project = copy_project(MINI, tmp_path / "mini")
+    assert _cadence(project, "build", "-q").returncode == 0
+    before = _snapshot(project / "site")
+    page = project / "content/index.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nA change the full disk keeps out.\n", encoding="utf-8")
+    argv = ["build", "-q", *([] if cached else ["--no-cache"])]
+    built = _cadence(project, *argv, preexec_fn=_file_size_limit(16 * 1024))
+    assert built.returncode == 2, built.stderr
+    assert "Traceback" not in built.stderr
+    lines = built.stderr.splitlines()
+    assert len(lines) == 2 and re.fullmatch(r"cadence: cannot write .+: File too large", lines[0]), built.stderr
+    assert lines[1] == "cadence: build failed; the previous site was left as it was"
+    assert _snapshot(project / "site") == before
+    assert not list(project.glob(".site-*"))

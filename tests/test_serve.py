@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -11,7 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -162,3 +164,134 @@ def test_the_error_page_shows_data_as_text() -> None:
     assert "<script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;\\n# Forged" in page
     assert page.count("\n# ") == 0 and page.startswith("# The rules data has problems\n")
+
+
+# --- `cadence serve` itself: killed, on a taken port, and given names it cannot stage -----------------
+
+
+def _cadence_serve(project: Path, port: int, temporary: Path, log: Path) -> subprocess.Popen[bytes]:
+    """The real `cadence serve` on `port`, in a session of its own (so a test can tell its processes), with its
+    temporary folders in `temporary`."""
+    with log.open("ab") as output:
+        return subprocess.Popen(
+            [sys.executable, "-m", "generator.cli", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+            cwd=project,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(temporary)},
+            start_new_session=True,
+        )
+
+
+def _group(leader: int) -> list[int]:
+    """The live processes of the process group `leader` leads (zombies, which hold nothing, left out)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                state, _parent, group = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
+            except (OSError, IndexError):
+                continue
+            if int(group) == leader and state != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _until_true(test: Callable[[], bool], why: str, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while not test():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"after {seconds} s: {why}")
+        time.sleep(0.2)
+
+
+def _answers(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextlib.contextmanager
+def _stopped_at_the_end(*processes: subprocess.Popen[bytes]) -> Iterator[None]:
+    """Whatever the test found, every process of the sessions it started is gone when it ends."""
+    try:
+        yield
+    finally:
+        for process in processes:
+            for pid in [process.pid, *_group(process.pid)]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+
+def test_a_serve_killed_takes_its_engine_with_it_and_the_next_one_tidies_up(tmp_path: Path) -> None:
+    """`kill -9` of `cadence serve` left its engine serving a stale site on the port, and its staging folder; the next
+    `cadence serve` then ended with a traceback. Now the engine ends with it, and the next one removes the folder."""
+    project = copy_project(MINI, tmp_path / "mini")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    port = _free_port()
+    first = _cadence_serve(project, port, temporary, tmp_path / "first.log")
+    with _stopped_at_the_end(first):
+        _until(f"http://127.0.0.1:{port}/index.html", "A test project.")
+        assert [p for p in _group(first.pid) if p != first.pid], "the engine runs in the session"
+        left = list(temporary.glob("cadence-serve-*"))
+        assert len(left) == 1
+        os.kill(first.pid, signal.SIGKILL)  # the command alone, as an out-of-memory killer would
+        first.wait(timeout=30)
+        _until_true(lambda: not _group(first.pid), f"the engine outlived its parent: {_group(first.pid)}")
+        assert not _answers(port)
+        assert left[0].is_dir()  # what the killed one could not remove
+    second = _cadence_serve(project, port, temporary, tmp_path / "second.log")
+    with _stopped_at_the_end(second):
+        _until(f"http://127.0.0.1:{port}/index.html", "A test project.")
+        assert not left[0].exists()
+        assert len(list(temporary.glob("cadence-serve-*"))) == 1
+        stop_process(second, timeout=30)
+        assert second.returncode is not None
+    assert "Traceback" not in (tmp_path / "second.log").read_text(encoding="utf-8", errors="replace")
+    assert not list(temporary.glob("cadence-serve-*"))
+
+
+def test_a_port_in_use_is_one_line_naming_it(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = int(taken.getsockname()[1])
+        result = subprocess.run(
+            [sys.executable, "-m", "generator.cli", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(tmp_path)},
+        )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"cadence: port {port} on 127.0.0.1 is in use (another server, or a 'cadence serve' still running); "
+        f"stop it, or serve on another port with --dev-addr 127.0.0.1:{port + 1}\n"
+    )
+    assert not list(tmp_path.glob("cadence-serve-*"))
+
+
+def test_a_saved_name_the_site_cannot_carry_shows_in_the_browser_and_serving_goes_on(tmp_path: Path) -> None:
+    """A content file named with 250 bytes, or with bytes that are not UTF-8, ended `cadence serve` (ENAMETOOLONG,
+    UnicodeEncodeError); now each shows as a located problem on the page, which comes back once it is gone."""
+    project = copy_project(MINI, tmp_path / "mini")
+    port = _free_port()
+    process = _cadence_serve(project, port, tmp_path, tmp_path / "serve.log")
+    page = f"http://127.0.0.1:{port}/index.html"
+    with _stopped_at_the_end(process):
+        _until(page, "A test project.")
+        for name, code in ((b"a" * 247 + b".md", "error[unsafe-path]"), (b"caf\xe9.md", "error[encoding]")):
+            path = os.fsencode(project / "content") + b"/" + name
+            with open(path, "wb") as handle:
+                handle.write(b"# A page\n")
+            shown = _until(page, code)
+            assert "<code>content/" in shown and "A test project." not in shown
+            assert process.poll() is None
+            os.unlink(path)
+            _until(page, "A test project.")
+        assert process.poll() is None
+    assert "Traceback" not in (tmp_path / "serve.log").read_text(encoding="utf-8", errors="replace")
