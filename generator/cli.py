@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .problems import DataError, Problem, Severity, unreadable_project
-from .publish import aside_name, recover_output, swap_in
+from .publish import alive, aside_name, recover_output, swap_in
 from .report import FORMATS, format_problems
 
 if TYPE_CHECKING:
@@ -546,7 +546,7 @@ def _tidy_serve_folders() -> None:
         pid = stale.name.removeprefix(SERVE_FOLDER).split("-", 1)[0]
         with contextlib.suppress(OSError):
             info = stale.lstat()
-            if pid.isdigit() and not _alive(int(pid)) and stat.S_ISDIR(info.st_mode) and info.st_uid == user:
+            if pid.isdigit() and not alive(int(pid)) and stat.S_ISDIR(info.st_mode) and info.st_uid == user:
                 shutil.rmtree(stale)
 
 

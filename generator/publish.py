@@ -127,7 +127,7 @@ def recover_output(out: Path) -> None:
     for stale in out.parent.glob(f".{out.name}-*-*"):
         kind, _, rest = stale.name.removeprefix(f".{out.name}-").partition("-")
         pid = rest.split("-", 1)[0]
-        if kind not in ("building", "old") or not pid.isdigit() or _alive(int(pid)):
+        if kind not in ("building", "old") or not pid.isdigit() or alive(int(pid)):
             continue
         if kind == "old" and not os.path.lexists(out):
             os.replace(stale, out)
@@ -135,7 +135,7 @@ def recover_output(out: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
