@@ -839,6 +839,7 @@
   Builder.prototype.refuse = function (code, values) {
     this.roster = this.emptyRoster(this.data.lists[0]);
     this.notices = [this.tell(code, values)];
+    return false;
   };
 
   /** A roster problem's message with its values put in, as the checkers word it. */
@@ -860,6 +861,7 @@
     }
     if (raw.units.length > limits.units) return this.refuse("roster-too-many-units", { count: raw.units.length, max: limits.units });
     this.load(raw);
+    return true;
   };
 
   /** Load a roster file: one larger than the limits is refused unread, one with a key given twice is refused;
@@ -904,8 +906,9 @@
     var stored = null;
     try { stored = localStorage.getItem(this.storageKey); } catch (e) { stored = null; }
     var code = hash.indexOf("r=") === 0 ? hash.slice(2) : stored;
-    if (code) this.open(code);
-    if (!this.render()) this.save();
+    var refused = code ? !this.open(code) : false;
+    // A roster refused or failing to draw is not kept: the next visit starts from what is saved now.
+    if (!this.render() || refused) this.save();
   };
 
   /** After an edit: drawn, then kept; a roster that failed to draw is never kept. */
