@@ -1084,6 +1084,22 @@
     return unpriced ? text + " + " + this.word("unpriced") : text;
   };
 
+  /** The unit held back as reinforcements, where the module has them: worded by the module's data, like every
+   * game term on the page (null where it has none). */
+  Builder.prototype.reserve = function (entry, i) {
+    var self = this;
+    var extra = (this.data.module.army_building || {}).reinforcements;
+    if (!extra) return null;
+    var box = el("input", { type: "checkbox", id: "rb-" + i + "-reinforcements" });
+    box.checked = entry.reinforcements === true;
+    box.addEventListener("change", function () {
+      if (box.checked) entry.reinforcements = true;
+      else delete entry.reinforcements;
+      self.change();
+    });
+    return el("div", { class: "rb-choice rb-reserve" }, [box, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + extra.points + ")" })]);
+  };
+
   Builder.prototype.unitCard = function (army, unit, entry, i, cost, terms, currency) {
     var self = this;
     var card = el("section", { class: "rb-unit", "aria-label": unit.name });
@@ -1094,18 +1110,8 @@
       self.change();
     });
     card.appendChild(el("div", { class: "rb-unit-head" }, [title, remove]));
-    var extra = (this.data.module.army_building || {}).reinforcements;
-    if (extra) {
-      // Held back as reinforcements: worded by the module's data, like every game term on the page.
-      var reserve = el("input", { type: "checkbox", id: "rb-" + i + "-reinforcements" });
-      reserve.checked = entry.reinforcements === true;
-      reserve.addEventListener("change", function () {
-        if (reserve.checked) entry.reinforcements = true;
-        else delete entry.reinforcements;
-        self.change();
-      });
-      card.appendChild(el("div", { class: "rb-choice rb-reserve" }, [reserve, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + extra.points + ")" })]));
-    }
+    var reserve = this.reserve(entry, i);
+    if (reserve) card.appendChild(reserve);
     entry.models.forEach(function (group, j) {
       var id = "rb-" + i + "-" + j;
       var row = el("div", { class: "rb-group" });
