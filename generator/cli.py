@@ -597,8 +597,19 @@ def _restage(root: Path, work: Path, cache: PageCache, nav_file: bool, search: S
         print(f"{io_error(exc)}; the site was not re-staged", file=sys.stderr)
 
 
+def how_many(text: str) -> int:
+    """`cadence search --limit`: a whole number of results, at least one (argparse says what is wrong, exit 2)."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number}: at least 1 result is shown")
+    return number
+
+
 def cmd_search(args: argparse.Namespace) -> int:
-    from .search import search_site
+    from .search import query_refused, search_site
 
     root = _project_root(args.project)
     site = (root / args.site_dir) if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
@@ -606,7 +617,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not index.is_file():
         print(f"cadence: no search index at {index}; run 'cadence build' first", file=sys.stderr)
         return EXIT_USAGE
-    results = search_site(index, " ".join(args.query), limit=args.limit, game=args.game)
+    query = " ".join(args.query)
+    refused = query_refused(query)
+    if refused is not None:
+        print(f"cadence: {refused}", file=sys.stderr)
+        return EXIT_USAGE
+    results = search_site(index, query, limit=args.limit, game=args.game)
     if not results:
         print("no results")
         return EXIT_PROBLEMS
@@ -806,7 +822,7 @@ def parser() -> argparse.ArgumentParser:
     search = command("search", "search the built site's index")
     search.add_argument("query", nargs="+", help="the words to search for")
     search.add_argument("--site-dir", default="site", help="the built site whose index is searched (default: site)")
-    search.add_argument("--limit", type=int, default=5, help="most results shown (default 5)")
+    search.add_argument("--limit", type=how_many, default=5, help="most results shown, from 1 (default 5)")
     search.add_argument("--game", help="rank as a reader on this module's pages does (a module id: the folder of its pages)")
     for step in (check, build, serve):
         step.add_argument(

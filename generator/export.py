@@ -68,7 +68,13 @@ def roster_words(labels: Labels, terms: Terms | None = None) -> dict[str, str]:
     'a list of names'), and 'army', what the module's rosters build (its `terms`, else the system's label)."""
     words = {key: getattr(labels, name) for key, name in _ROSTER_WORDS.items()}
     words["army"] = (terms.army if terms is not None else None) or labels.army
+    words["did_you_mean"] = labels.roster_did_you_mean
     return words
+
+
+#: The most a roster may be, stated once: `cadence roster` and the builder page both read these from the
+#: module's document (`limits`), for a roster file, a link, and what the page keeps between visits.
+ROSTER_LIMITS = {"bytes": 256 * 1024, "units": 200}
 
 
 @dataclass
@@ -445,6 +451,7 @@ def export_module(project: Project, module: Module) -> ModuleExport:
         "rules": rules,
         "messages": roster_messages(project.system.labels),
         "roster_words": roster_words(project.system.labels, module.terms),
+        "limits": dict(ROSTER_LIMITS),
     }
     return out
 
@@ -491,6 +498,8 @@ BUILDER_UI = (
     "import",
     "print",
     "unpriced",
+    "copied",
+    "failed",
 )
 
 

@@ -364,6 +364,12 @@ class Labels(Record):
     builder_noscript: str = label(
         "builder_noscript", "Army builder: shown when the browser runs no scripts.", "Die Armeeliste braucht JavaScript."
     )
+    builder_copied: str = label("builder_copied", "Army builder: said once the roster's link is copied.", "Link kopiert")
+    builder_failed: str = label(
+        "builder_failed",
+        "Army builder: said when the page fails on a change; the last roster that worked is shown again.",
+        "Etwas ist schiefgegangen; die letzte funktionierende Armeeliste wird wieder gezeigt",
+    )
 
     army: str = label(
         "army",
@@ -470,6 +476,19 @@ class Labels(Record):
     roster_link: str = roster_message("roster-link", "die Armeeliste in diesem Link war nicht lesbar; nichts wurde daraus geladen")
     roster_unpriced: str = roster_message(
         "roster-unpriced", "'{model}' in '{unit}' hat keine gedruckten Kosten: die Summe zählt nur Waffen und Aufwertungen"
+    )
+    roster_empty: str = roster_message("roster-empty", "die Armee hat keine Einheiten")
+    roster_duplicate_key: str = roster_message("roster-duplicate-key", "{what} steht zweimal: welcher Wert gemeint ist, bleibt offen")
+    roster_too_large: str = roster_message(
+        "roster-too-large", "die Armeeliste hat {size} Bytes, mehr als die erlaubten {max}; nichts wurde daraus gelesen"
+    )
+    roster_too_many_units: str = roster_message(
+        "roster-too-many-units", "die Armeeliste hat {count} Einheiten, mehr als die erlaubten {max}; nichts wurde daraus gelesen"
+    )
+    roster_did_you_mean: str = label(
+        "roster_did_you_mean",
+        "The hint after a name in a roster that the data does not have: the nearest name it has.",
+        "meinten Sie '{name}'?",
     )
     roster_word_name: str = roster_word("name", "ein Name")
     roster_word_names: str = roster_word("names", "eine Liste von Namen")

@@ -21,19 +21,24 @@ Weapons and upgrades every model has (`fixed`) are never listed: they come with 
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import itertools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .export import ModuleExport, roster_messages, roster_words
+import yaml
+
+from .export import ROSTER_LIMITS, ModuleExport, roster_messages, roster_words
 from .loader import parse_yaml, read_text
 from .model import Labels, fill
 from .points import build_model
 from .problems import Location, Problem, Severity, error, warning
+from .untrusted import SAFE_LOADER
 
 ROSTER_VERSION = 1
 
@@ -56,6 +61,7 @@ class RosterProblem:
     code: str
     message: str
     path: str
+    hint: str = ""
 
 
 @dataclass
@@ -69,11 +75,13 @@ class Verdict:
     total: int = 0
     unit_costs: list[int] = field(default_factory=list)
     problems: list[RosterProblem] = field(default_factory=list)
+    #: the most a roster may be (`bytes`, `units`), as the module's document states it for the builder too
+    limits: Mapping[str, int] = field(default_factory=lambda: dict(ROSTER_LIMITS))
 
     @classmethod
     def of(cls, document: Mapping[str, Any]) -> Verdict:
-        """A verdict worded by a module's document: its messages and words (the builder reads the same)."""
-        return cls(document["messages"], document["roster_words"])
+        """A verdict worded by a module's document: its messages and words (the builder reads the same), and its limits."""
+        return cls(document["messages"], document["roster_words"], limits=document.get("limits", ROSTER_LIMITS))
 
     def add(self, severity: str, code: str, path: str, **values: object) -> None:
         """A problem, its message filled in; an `expected` value is a key of the words (`names`), else said as it is.
@@ -87,12 +95,51 @@ class Verdict:
         message = fill(self.messages[code], {**given, **{name: str(value) for name, value in values.items()}})
         self.problems.append(RosterProblem(severity, code, message, path))
 
+    def unknown(self, path: str, what: str, name: str, owner: str, known: Iterable[str]) -> None:
+        """A name the data does not have: an error, with the nearest name it does have as the hint."""
+        near = nearest(name, known)
+        hint = fill(self.words.get("did_you_mean", "did you mean '{name}'?"), {"name": near}) if near is not None else ""
+        self.add("error", "roster-dropped", path, what=what, name=name, owner=owner)
+        self.problems[-1] = dataclasses.replace(self.problems[-1], hint=hint)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "total": self.total,
             "unit_costs": self.unit_costs,
-            "problems": [{"severity": p.severity, "code": p.code, "message": p.message, "path": p.path} for p in self.problems],
+            # a hint only where there is one (the nearest name a misspelt one may mean)
+            "problems": [
+                {"severity": p.severity, "code": p.code, "message": p.message, "path": p.path} | ({"hint": p.hint} if p.hint else {})
+                for p in self.problems
+            ],
         }
+
+
+# --- names the data does not have -----------------------------------------------------------------
+
+
+def _distance(a: str, b: str) -> int:
+    """How many letters to add, remove or change to make `a` into `b` (Levenshtein)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        last, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            last, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, last + (ca != cb))
+    return row[-1]
+
+
+def nearest(name: str, known: Iterable[str]) -> str | None:
+    """The known name nearest to a misspelt one: fewest letters changed, at most a third of its letters (at least
+    two); the first on a tie. The builder's `nearest` picks the same."""
+    key = norm(name)
+    best, most = None, max(2, len(key) // 3)
+    for candidate in known:
+        other = norm(candidate)
+        if abs(len(other) - len(key)) > most:
+            continue
+        d = _distance(key, other)
+        if d <= most:
+            best, most = candidate, d - 1
+    return best
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -251,7 +298,7 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
             continue
         unit = _find(army["units"], entry["unit"])
         if unit is None:
-            verdict.add("warning", "roster-dropped", f"units[{i}].unit", what="unit", name=entry["unit"], owner=army["name"])
+            verdict.unknown(f"units[{i}].unit", "unit", entry["unit"], army["name"], (u["name"] for u in army["units"]))
             continue
         tally = _check_unit(_Unit(export, army, unit, f"units[{i}]", currency), entry["models"], verdict)
         kept.append((i, unit, tally.cost))
@@ -262,6 +309,8 @@ def evaluate(export: ModuleExport, roster: dict[str, Any], verdict: Verdict | No
             carried[key] = carried.get(key, 0) + n
         reserve += _held_back(building, entry, unit, module, i, verdict) * tally.cost
     verdict.total = sum(c for _, _, c in kept)
+    if not kept:
+        verdict.add("error", "roster-empty", "units")
     _check_upgrades_per_army(army, taken, verdict)
     _check_weapons_per_army(army, carried, verdict)
     _check_army(army, building, roster, kept, currency, verdict, reserve)
@@ -388,14 +437,15 @@ def _check_model_line(unit: _Unit, group: dict[str, Any], gpath: str, tally: _Ta
     models = unit.unit["models"]
     index = next((n for n, m in enumerate(models) if norm(m["name"]) == norm(group["model"])), None)
     if index is None:
-        verdict.add("warning", "roster-dropped", f"{gpath}.model", what="model", name=group["model"], owner=unit.name)
+        verdict.unknown(f"{gpath}.model", "model", group["model"], unit.name, (m["name"] for m in models))
         return
     model = models[index]
     if model["points"] is None and unit.export.data["module"]["currency"] is not None:  # a cost the source does not print
         verdict.add("warning", "roster-unpriced", f"{gpath}.model", model=model["name"], unit=unit.name)
-    chosen_weapons = _chosen(unit, model, "weapon", _offered_weapons(unit), group["weapons"], gpath, verdict)
-    chosen_upgrades = _chosen(unit, model, "upgrade", _offered_upgrades(unit, model), group["upgrades"], gpath, verdict)
     fixed = _fixed_weapons(unit, model)
+    chosen_weapons = _chosen(unit, model, "weapon", (_offered_weapons(unit), fixed), group["weapons"], gpath, verdict)
+    offered_upgrades = (_offered_upgrades(unit, model), unit.unit["upgrades"]["fixed"])
+    chosen_upgrades = _chosen(unit, model, "upgrade", offered_upgrades, group["upgrades"], gpath, verdict)
     reading = read_weapons(unit.unit["weapons"], fixed, chosen_weapons)
     for code, values in reading.problems:
         named = {k: unit.army["weapons"][str(v)]["name"] if k == "weapon" else v for k, v in values.items()}
@@ -440,21 +490,28 @@ def _add_line(tally: _Tally, model: str, count: int, points: int, reading: Readi
         tally.upgrades[key] = tally.upgrades.get(key, 0) + count
 
 
-def _chosen(unit: _Unit, model: dict[str, Any], what: str, offered: list[str], names: list[str], gpath: str, verdict: Verdict) -> list[str]:
-    """The ids of the weapons (or upgrades) a model line takes.
+def _chosen(
+    unit: _Unit, model: dict[str, Any], what: str, offer: tuple[list[str], list[str]], names: list[str], gpath: str, verdict: Verdict
+) -> list[str]:
+    """The ids of the weapons (or upgrades) a model line chooses, from what the unit offers and what the model has anyway.
 
-    One the unit does not offer is an error but still costed; one the army list does not have at all
-    is dropped with a warning.
+    One the model has anyway (`fixed`, Razor Claws) may be listed, once for each time it has it: it is not chosen,
+    so never charged twice. One the unit does not offer is an error but still costed; one the army list does not
+    have at all is an error, with the nearest name it has as the hint, and is left out.
     """
     table = unit.army[f"{what}s"]
+    offered, compulsory = offer[0], list(offer[1])
     chosen: list[str] = []
     for k, name in enumerate(names):
         path = f"{gpath}.{what}s[{k}]"
         key = _find_id(offered, table, name)
+        if key is None and (listed := _find_id(compulsory, table, name)) is not None:
+            compulsory.remove(listed)
+            continue
         if key is None:
             key = _find_id(list(table), table, name)
             if key is None:
-                verdict.add("warning", "roster-dropped", path, what=what, name=name, owner=unit.army["name"])
+                verdict.unknown(path, what, name, unit.army["name"], (item["name"] for item in table.values()))
                 continue
             verdict.add("error", f"roster-{what}", path, model=model["name"], unit=unit.name, **{what: table[key]["name"]})
         chosen.append(key)
@@ -813,23 +870,84 @@ def _place(path: str, locations: dict[str, Location], rel: str) -> Location:
     return locations.get("", Location(rel, 1, 1))
 
 
+def _duplicate_keys(node: yaml.Node, path: str, rel: str, out: list[tuple[str, Location]]) -> None:
+    """Each key given a second time in one mapping, with its roster path and place, in the file's order."""
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            name = str(key.value)
+            child = f"{path}.{name}" if path else name
+            if name in seen:
+                out.append((child, Location(rel, key.start_mark.line + 1, key.start_mark.column + 1)))
+            seen.add(name)
+            _duplicate_keys(value, child, rel, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for k, value in enumerate(node.value):
+            _duplicate_keys(value, f"{path}[{k}]", rel, out)
+
+
+def _refused(path: Path, rel: str, text: str | None, raw: Any, verdict: Verdict) -> list[Problem] | None:
+    """The located problems of a roster refused unread: too large a file, a key given twice, too many units
+    (the limits are the module document's, which the builder reads too); None when it may be read."""
+    limits = verdict.limits
+    if text is None:
+        size = path.stat().st_size
+        if size <= limits["bytes"]:
+            return None
+        verdict.add("error", "roster-too-large", "", size=size, max=limits["bytes"])
+        return [error(Location(rel, 1, 1), "roster-too-large", verdict.problems[-1].message, data_path="")]
+    if raw is not None:
+        twice: list[tuple[str, Location]] = []
+        node = yaml.compose(text, Loader=SAFE_LOADER)
+        if node is not None:
+            _duplicate_keys(node, "", rel, twice)
+        for where, _ in twice:
+            verdict.add("error", "roster-duplicate-key", where, what=where)
+        if twice:
+            return [error(loc, p.code, p.message, data_path=p.path) for (_, loc), p in zip(twice, verdict.problems, strict=True)]
+    return None
+
+
 def check_roster_file(path: Path, rel: str, exports: dict[str, ModuleExport]) -> tuple[Verdict, list[Problem], ModuleExport | None]:
-    """Read and check a roster file; problems are located in the file, never raised."""
+    """Read and check a roster file; problems are located in the file, never raised.
+
+    A roster larger than the limits, or with a key given twice (the two values would be read differently by
+    different readers), is refused unread, as the builder refuses it.
+    """
     # one system's labels word every module's messages; a project without modules speaks the defaults
     words = next((e.data for e in exports.values()), None) or {
         "messages": roster_messages(Labels()),
         "roster_words": roster_words(Labels()),
     }
+    verdict = Verdict.of(words)
+    with contextlib.suppress(OSError):  # read_text says what is wrong with a file it cannot read
+        if (refused := _refused(path, rel, None, None, verdict)) is not None:
+            return verdict, refused, None
     text, problems = read_text(path, rel)
     if text is None:
-        return Verdict.of(words), problems, None
+        return verdict, problems, None
     raw, problems = parse_yaml(text, rel)
     if raw is None:
-        return Verdict.of(words), problems, None
+        return verdict, problems, None
+    if any(p.code == "duplicate-key" for p in problems) and (refused := _refused(path, rel, text, raw, verdict)):
+        return verdict, refused, None
     locations: dict[str, Location] = {"": Location(rel, 1, 1)}
     _locations(raw, "", rel, locations)
-    verdict = Verdict.of(words)
-    roster = normalise(raw, verdict)
+    units = raw.get("units")
+    many = isinstance(units, list) and len(units) > verdict.limits["units"]
+    if isinstance(units, list) and many:
+        verdict.add("error", "roster-too-many-units", "units", count=len(units), max=verdict.limits["units"])
+    else:
+        _check_read(normalise(raw, verdict), exports, verdict)
+    located = [
+        (error if p.severity == "error" else warning)(_place(p.path, locations, rel), p.code, p.message, hint=p.hint, data_path=p.path)
+        for p in verdict.problems
+    ]
+    return verdict, [*problems, *located], None if many else exports.get(str(raw.get("module")))
+
+
+def _check_read(roster: dict[str, Any], exports: dict[str, ModuleExport], verdict: Verdict) -> None:
+    """Check a roster read from a file against its own module's document."""
     export = exports.get(str(roster["module"])) if roster["module"] else None
     if export is None and roster["module"] is not None:
         modules = ", ".join(exports)
@@ -837,11 +955,6 @@ def check_roster_file(path: Path, rel: str, exports: dict[str, ModuleExport]) ->
     if export is not None:
         verdict.words = export.data["roster_words"]  # worded by the roster's own module from here on (its `army`)
         evaluate(export, roster, verdict)
-    located = [
-        (error if p.severity == "error" else warning)(_place(p.path, locations, rel), p.code, p.message, data_path=p.path)
-        for p in verdict.problems
-    ]
-    return verdict, located, export
 
 
 def worst(problems: list[Problem]) -> Severity | None:

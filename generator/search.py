@@ -33,6 +33,22 @@ _PARAMETER = re.compile(r"\s*\([^()]*\)\s*$")
 _TRIM = re.compile(r"^\W+|\W+$", re.ASCII)
 
 
+#: The longest query searched (README, "Supported sizes"): every word is a prefix lunr expands over the whole
+#: index, so a query of thousands of words would search for minutes.
+MOST_QUERY_CHARS = 400
+MOST_QUERY_WORDS = 40
+
+
+def query_refused(query: str) -> str | None:
+    """Why a query is too long to search, in one line; None when it may be searched."""
+    if len(query) > MOST_QUERY_CHARS:
+        return f"the query is {len(query)} characters long; at most {MOST_QUERY_CHARS} are searched"
+    words = len(query_terms(query))
+    if words > MOST_QUERY_WORDS:
+        return f"the query has {words} words; at most {MOST_QUERY_WORDS} are searched"
+    return None
+
+
 @dataclass(frozen=True)
 class Result:
     title: str

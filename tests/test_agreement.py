@@ -412,3 +412,108 @@ def test_strict_fails_on_warnings_with_and_without_quiet(tmp_path: Path) -> None
         )
         assert cadence.returncode == 1, (quiet, cadence.stderr)
         assert warning in cadence.stderr
+
+
+# --- cadence roster and the builder's script (run by Node) agree -------------------------------------
+
+BUILDER_JS = Path(__file__).resolve().parents[1] / "generator" / "assets" / "builder.js"
+
+#: Reads {document, rosters} on stdin: each roster file's text as the builder reads an opened file (`read`),
+#: then checked (`check`); prints each verdict as `cadence roster --format json` prints it.
+NODE_READER = """
+const roster = require(process.argv[1]);
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+console.log(JSON.stringify(input.rosters.map((text) => {
+  const got = roster.read(input.document, text);
+  if (got.raw === null) return { total: 0, unit_costs: [], problems: got.problems };
+  const v = roster.check(input.document, got.raw);
+  return { total: v.total, unit_costs: v.unit_costs, problems: v.problems };
+})));
+"""
+
+
+def builder_verdicts(document: dict[str, Any], rosters: list[str]) -> list[dict[str, Any]]:
+    """What the builder page's own script decides about each roster file's text, run by Node."""
+    import subprocess
+
+    node = shutil.which("node")
+    assert node is not None, "Node.js runs the builder's script in the fast tests"
+    done = subprocess.run(
+        [node, "-e", NODE_READER, str(BUILDER_JS)],
+        input=json.dumps({"document": document, "rosters": rosters}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: list[dict[str, Any]] = json.loads(done.stdout)
+    return result
+
+
+@pytest.fixture(scope="module")
+def shipped_exports() -> dict[str, Any]:
+    from generator.export import export_project
+
+    from .conftest import REPO
+
+    loaded = load_project(REPO)
+    assert loaded.project is not None and not loaded.errors
+    return export_project(loaded.project)
+
+
+def _roster(units: str, head: str = '"format_version": 1, "module": "fracture", "list": "Marauders", "points": 1000') -> str:
+    return "{" + head + ', "units": [' + units + "]}\n"
+
+
+WARLORD = '{"unit": "Warlord", "models": [{"model": "Warlord", "count": 1, "weapons": ["Slammer"]}]}'
+QUEEN = '{"unit": "Psionic Queen", "models": [{"model": "Psionic Queen", "weapons": [WEAPONS], "upgrades": ["Psionic Urging", "Psionic Fury"]}]}'
+SWARM = '"format_version": 1, "module": "fracture", "list": "The Swarm", "points": 1000'
+
+#: Roster files on which the two runtimes once differed, or which the issue names: keys given twice (Python kept
+#: the first value, the builder the last), misspelt names (dropped with a warning), a compulsory weapon listed
+#: (refused and charged twice), the empty roster (legal), and rosters over the limits (read whole, slowly).
+AGREEMENT_ROSTERS = {
+    "duplicate key": '{"module": "fracture", "list": "Marauders", "points": 1000, "points": 50, "units": [' + WARLORD + "]}",
+    "nested duplicate key": _roster('{"unit": "Warlord", "models": [{"model": "Warlord", "count": 1, "count": 9}], "unit": "Grunts"}'),
+    "escaped duplicate key": '{"list": "Marauders", "l\\u0069st": "Raiders", "units": []}',
+    "misspelt unit": _roster(WARLORD + ', {"unit": "Grunst", "models": [{"model": "Grunt", "count": 10}]}'),
+    "misspelt model": _roster('{"unit": "Grunts", "models": [{"model": "Grnut", "count": 10}]}'),
+    "misspelt weapon": _roster('{"unit": "Warlord", "models": [{"model": "Warlord", "weapons": ["Slamer"]}]}'),
+    "misspelt upgrade": _roster('{"unit": "Warlord", "models": [{"model": "Warlord", "weapons": ["Slammer"], "upgrades": ["Big Bos"]}]}'),
+    "name near nothing": _roster('{"unit": "Warlord", "models": [{"model": "Warlord", "weapons": ["Retired Blaster"]}]}'),
+    "compulsory weapon listed": _roster(QUEEN.replace("WEAPONS", '"Razor Claws", "Neural Blast"'), SWARM),
+    "compulsory weapon unlisted": _roster(QUEEN.replace("WEAPONS", '"Neural Blast"'), SWARM),
+    "compulsory weapon listed twice": _roster(QUEEN.replace("WEAPONS", '"Razor Claws", "Neural Blast", "Razor Claws"'), SWARM),
+    "empty roster": _roster(""),
+    "no units key": '{"module": "fracture", "list": "Marauders"}',
+    "units at the limit": _roster(", ".join([WARLORD] * 200)),
+    "too many units": _roster(", ".join([WARLORD] * 201)),
+    "too large": _roster(WARLORD).replace('"points": 1000', '"points": 1000, "notes": "' + "x" * 262144 + '"'),
+}
+
+
+def test_cadence_roster_and_the_builder_script_agree_on_what_the_issue_names(tmp_path: Path, shipped_exports: dict[str, Any]) -> None:
+    from generator.roster import check_roster_file
+
+    document = shipped_exports["fracture"].data
+    assert document["limits"] == {"bytes": 262144, "units": 200}
+    expected = []
+    for n, text in enumerate(AGREEMENT_ROSTERS.values()):
+        path = tmp_path / f"roster-{n}.json"
+        path.write_text(text, encoding="utf-8")
+        expected.append(check_roster_file(path, path.name, shipped_exports)[0].as_json())
+    got = builder_verdicts(json.loads(json.dumps(document)), list(AGREEMENT_ROSTERS.values()))
+    for name, mine, theirs in zip(AGREEMENT_ROSTERS, got, expected, strict=True):
+        assert mine == theirs, f"{name}: the builder's script and cadence roster disagree"
+    verdicts = dict(zip(AGREEMENT_ROSTERS, expected, strict=True))
+    codes = {name: [p["code"] for p in v["problems"]] for name, v in verdicts.items()}
+    assert codes["duplicate key"] == ["roster-duplicate-key"] and codes["escaped duplicate key"] == ["roster-duplicate-key"]
+    assert [p["path"] for p in verdicts["nested duplicate key"]["problems"]] == ["units[0].models[0].count", "units[0].unit"]
+    for name in ("misspelt unit", "misspelt model", "misspelt weapon", "misspelt upgrade"):
+        dropped = [p for p in verdicts[name]["problems"] if p["code"] == "roster-dropped"]
+        assert len(dropped) == 1 and dropped[0]["severity"] == "error" and dropped[0]["hint"].startswith("did you mean '"), name
+    assert "hint" not in verdicts["name near nothing"]["problems"][0]
+    listed, unlisted = verdicts["compulsory weapon listed"], verdicts["compulsory weapon unlisted"]
+    assert listed == unlisted and "roster-weapon" in codes["compulsory weapon listed twice"]
+    assert codes["empty roster"] == ["roster-empty"] and "roster-empty" in codes["no units key"]
+    assert "roster-too-many-units" not in codes["units at the limit"]
+    assert codes["too many units"] == ["roster-too-many-units"] and codes["too large"] == ["roster-too-large"]

@@ -46,7 +46,8 @@ def test_one_versioned_file_per_module_valid_against_the_schema(exported: Path) 
         # in are the labels', with what the module's rosters build ('gang' in Devil's Bluff, whose terms say so)
         assert document["messages"] == {code: DEFAULT_LABELS[code.replace("-", "_")] for code in ROSTER_CODES}
         words = {k[len("roster_word_") :]: v for k, v in DEFAULT_LABELS.items() if k.startswith("roster_word_")}
-        assert document["roster_words"] == {**words, "army": str(module_terms(name).get("army", DEFAULT_LABELS["army"]))}
+        army = str(module_terms(name).get("army", DEFAULT_LABELS["army"]))
+        assert document["roster_words"] == {**words, "army": army, "did_you_mean": DEFAULT_LABELS["roster_did_you_mean"]}
 
 
 def test_a_weapon_carries_the_limit_per_army_of_its_list(exported: Path) -> None:

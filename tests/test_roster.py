@@ -429,17 +429,112 @@ def test_each_broken_rule_is_one_located_line(tmp_path: Path, request: pytest.Fi
     assert line in lines, "\n".join(lines)
 
 
-def test_names_that_no_longer_exist_are_dropped_and_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_names_the_data_lacks_are_errors_with_the_nearest_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A misspelt unit, model, weapon or upgrade is an error (exit 1, without --strict): an illegal army with a typo
+    never passes. The hint names the nearest name the data has; a name near none has no hint."""
     text = (
-        LEGAL.replace("[Slammer, Cleaver]", "[Slammer, Retired Blaster]") + "  - unit: Disbanded Gunners\n    models: [{model: Gunner}]\n"
+        LEGAL.replace("[Slammer, Cleaver]", "[Slammer, Retired Blaster]")
+        .replace("upgrades: [Big Boss]", "upgrades: [Big Bos]")
+        .replace("{model: Grunt, count: 10, weapons: [Scattergun, Frag Grenade]}", "{model: Grnt, count: 10, weapons: [Scatergun]}", 1)
+        + "  - unit: Disbanded Gunners\n    models: [{model: Gunner}]\n  - unit: Haular\n    models: [{model: Hauler}]\n"
     )
     path = roster(tmp_path, text)
     code, out = run(capsys, path)
-    assert f"{path}:8:66: warning[roster-dropped]: dropped weapon 'Retired Blaster': Marauders has no such weapon" in out
-    assert f"{path}:19:11: warning[roster-dropped]: dropped unit 'Disbanded Gunners': Marauders has no such unit" in out
-    assert out[0].endswith("total 590 points")  # the blaster is gone, the rest is priced
-    assert code == 0
-    assert run(capsys, path, "--strict")[0] == 1
+    assert f"{path}:8:66: error[roster-dropped]: dropped weapon 'Retired Blaster': Marauders has no such weapon" in out
+    assert (
+        f"{path}:8:95: error[roster-dropped]: dropped upgrade 'Big Bos': Marauders has no such upgrade (hint: did you mean 'Big Boss'?)"
+        in out
+    )
+    hint = "(hint: did you mean 'Grunt'?)"
+    assert f"{path}:11:17: error[roster-dropped]: dropped model 'Grnt': Grunts has no such model {hint}" in out
+    assert f"{path}:19:11: error[roster-dropped]: dropped unit 'Disbanded Gunners': Marauders has no such unit" in out
+    assert f"{path}:21:11: error[roster-dropped]: dropped unit 'Haular': Marauders has no such unit (hint: did you mean 'Hauler'?)" in out
+    assert code == 1
+    weapon = LEGAL.replace("[Scattergun, Frag Grenade]", "[Scatergun, Frag Grenade]", 1)
+    code, out = run(capsys, roster(tmp_path, weapon))
+    assert any(
+        line.endswith("error[roster-dropped]: dropped weapon 'Scatergun': Marauders has no such weapon (hint: did you mean 'Scattergun'?)")
+        for line in out
+    )
+    assert code == 1
+
+
+def test_a_compulsory_weapon_listed_is_accepted_and_charged_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The Psionic Queen always carries Razor Claws: a roster may list them, and they cost nothing more; listed a
+    second time, they are a choice the Queen may not make (and are charged)."""
+    queen = """\
+format_version: 1
+module: fracture
+list: The Swarm
+points: 1000
+units:
+  - unit: Psionic Queen
+    models: [{model: Psionic Queen, weapons: [WEAPONS], upgrades: [Psionic Urging, Psionic Fury]}]
+"""
+    code, out = run(capsys, roster(tmp_path, queen.replace("WEAPONS", "Neural Blast")), "--format", "json")
+    unlisted = json.loads(out[0])
+    code, out = run(capsys, roster(tmp_path, queen.replace("WEAPONS", "Razor Claws, Neural Blast")), "--format", "json")
+    listed = json.loads(out[0])
+    assert listed == unlisted and unlisted["total"] > 0
+    assert not [p for p in listed["problems"] if p["code"] in ("roster-weapon", "roster-dropped")]
+    code, out = run(capsys, roster(tmp_path, queen.replace("WEAPONS", "Razor Claws, Neural Blast, Razor Claws")))
+    assert any(line.endswith("error[roster-weapon]: 'Psionic Queen' in 'Psionic Queen' may not take 'Razor Claws'") for line in out), out
+    assert code == 1
+
+
+def test_an_empty_roster_is_not_legal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, roster(tmp_path, "format_version: 1\nmodule: fracture\nlist: Marauders\npoints: 1000\nunits: []\n"))
+    assert f"{tmp_path / 'roster.yaml'}:5:1: error[roster-empty]: the army has no units" in out and code == 1
+    code, out = run(capsys, roster(tmp_path, "module: devils-bluff\nlist: Making Your Gang\n"))
+    assert f"{tmp_path / 'roster.yaml'}:1:1: error[roster-empty]: the gang has no units" in out and code == 1
+
+
+def test_a_key_given_twice_is_refused_where_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """JSON and YAML alike: readers disagree on which of two values counts (Python's kept the first, the builder's
+    the last), so the roster is refused, each second key placed and named by its path."""
+    text = '{"format_version": 1, "module": "fracture", "list": "Marauders", "points": 1000,\n'
+    text += ' "units": [{"unit": "Warlord", "models": [{"model": "Warlord", "count": 1, "count": 9}]}], "points": 50}\n'
+    path = roster(tmp_path, text, "roster.json")
+    code, out = run(capsys, path)
+    message = "is given twice: which value is meant cannot be told"
+    assert out == [
+        f"{path}:2:76: error[roster-duplicate-key]: units[0].models[0].count {message}",
+        f"{path}:2:92: error[roster-duplicate-key]: points {message}",
+        "2 errors, 0 warnings",
+    ]
+    assert code == 1
+    path = roster(tmp_path, LEGAL.replace("  - unit: Hauler\n", "  - unit: Hauler\n    unit: Grunts\n"))
+    code, out = run(capsys, path)
+    assert out[0] == f"{path}:17:5: error[roster-duplicate-key]: units[4].unit {message}" and code == 1
+
+
+def test_a_roster_over_the_limits_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], exports: dict[str, ModuleExport]
+) -> None:
+    """The limits are the module document's (the builder reads the same numbers); README states them."""
+    limits = exports["fracture"].data["limits"]
+    assert limits == {"bytes": 262144, "units": 200}
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "| one roster (a file, a link, or what the builder keeps) | 256 KiB and 200 units (" in readme
+    unit = "  - {unit: Warlord, models: [{model: Warlord}]}\n"
+    head = "format_version: 1\nmodule: fracture\nlist: Marauders\npoints: 1000\nunits:\n"
+    code, out = run(capsys, roster(tmp_path, head + unit * limits["units"]))
+    assert not any("roster-too-many-units" in line for line in out)
+    path = roster(tmp_path, head + unit * (limits["units"] + 1))
+    code, out = run(capsys, path)
+    assert out == [
+        f"{path}:5:1: error[roster-too-many-units]: the roster has 201 units, more than the 200 a roster may have; nothing was read from it",
+        "1 error, 0 warnings",
+    ]
+    assert code == 1
+    path = roster(tmp_path, head + "# " + "x" * limits["bytes"] + "\n")
+    size = path.stat().st_size
+    code, out = run(capsys, path)
+    assert out == [
+        f"{path}:1:1: error[roster-too-large]: the roster is {size} bytes, more than the 262144 bytes a roster may be; nothing was read from it",
+        "1 error, 0 warnings",
+    ]
+    assert code == 1
 
 
 def test_bad_values_and_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

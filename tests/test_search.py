@@ -117,3 +117,54 @@ def test_cadence_search_answers_from_a_terminal(built_site: Path) -> None:
     assert run("Rapid", "Fire") == f"1. Rapid Fire (X){SEPARATOR}Core Rules  (core-rules/special-rules-appendix.html#rapid-fire)"
     assert run("--game", "devils-bluff", "Leader").endswith("(devils-bluff/module-rules.html#leader)")
     assert run("--game", "survivors", "Leader").endswith("(survivors/module-rules.html#leader)")
+
+
+def _small_site(tmp_path: Path) -> Path:
+    """A site folder with a search index in Material's format: three entries, enough for `cadence search`."""
+    index = {
+        "config": {
+            "lang": ["en"],
+            "separator": "[\\s\\-]+",
+            "pipeline": ["stopWordFilter"],
+            "fields": {"title": {"boost": 1000}, "text": {"boost": 1}},
+        },
+        "docs": [{"location": f"rules.html#rule-{n}", "title": f"Rule {n}", "text": f"Fire and move, rule {n}."} for n in range(3)],
+    }
+    (tmp_path / "site" / "search").mkdir(parents=True)
+    (tmp_path / "site" / "search" / "search_index.json").write_text(json.dumps(index), encoding="utf-8")
+    return tmp_path / "site"
+
+
+def _search(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "generator.cli", "search", "--site-dir", str(site), *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_limit_is_a_whole_number_from_one(tmp_path: Path) -> None:
+    """`--limit -5` printed every result but the last five (a slice); 0 and words are usage errors too."""
+    site = _small_site(tmp_path)
+    shown = _search(site, "--limit", "2", "rule")
+    assert shown.returncode == 0 and [line[:3] for line in shown.stdout.splitlines() if line[:1].isdigit()] == ["1. ", "2. "]
+    for bad in ("-5", "0", "many", "1.5"):
+        refused = _search(site, "--limit", bad, "rule")
+        assert refused.returncode == 2 and refused.stdout == "", bad
+        assert refused.stderr.strip().splitlines()[-1].startswith("cadence search: error: argument --limit:"), refused.stderr
+
+
+def test_a_query_longer_than_the_stated_bound_is_refused_at_once(tmp_path: Path) -> None:
+    """A 50,000-word query was still searching after two minutes; the bound is README's "Supported sizes"."""
+    from generator.search import MOST_QUERY_CHARS, MOST_QUERY_WORDS
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"| a `cadence search` query | {MOST_QUERY_CHARS} characters and {MOST_QUERY_WORDS} words;" in readme
+    site = _small_site(tmp_path)
+    assert _search(site, *["fire"] * MOST_QUERY_WORDS).returncode == 0
+    words = _search(site, *["fire"] * (MOST_QUERY_WORDS + 1))
+    assert words.returncode == 2 and words.stdout == ""
+    assert words.stderr == f"cadence: the query has {MOST_QUERY_WORDS + 1} words; at most {MOST_QUERY_WORDS} are searched\n"
+    huge = _search(site, *["fire"] * 50_000)
+    assert (
+        huge.returncode == 2
+        and huge.stderr == f"cadence: the query is {5 * 50_000 - 1} characters long; at most {MOST_QUERY_CHARS} are searched\n"
+    )

@@ -49,13 +49,58 @@
   }
   // An `expected` value is a key of the words ("names"), else said as it is; '{army}' is the module's word for
   // what its rosters build; a `{name}` given no value is shown as written (roster.Verdict.add).
-  Verdict.prototype.add = function (severity, code, path, values) {
+  Verdict.prototype.add = function (severity, code, path, values, hint) {
     if (has(values, "expected") && has(this.words, String(values.expected))) {
       values = Object.assign({}, values, { expected: this.words[String(values.expected)] });
     }
     var message = fill(this.messages[code], Object.assign(has(this.words, "army") ? { army: this.words.army } : {}, values));
-    this.problems.push({ severity: severity, code: code, message: message, path: path });
+    var problem = { severity: severity, code: code, message: message, path: path };
+    if (hint) problem.hint = hint; // only where there is one, as roster.Verdict.as_json
+    this.problems.push(problem);
   };
+
+  /** A name the data does not have: an error, with the nearest name it has as the hint (roster.Verdict.unknown). */
+  Verdict.prototype.unknown = function (path, what, name, owner, known) {
+    var near = nearest(name, known);
+    var hint = near === null ? "" : fill(has(this.words, "did_you_mean") ? this.words.did_you_mean : "did you mean '{name}'?", { name: near });
+    this.add("error", "roster-dropped", path, { what: what, name: name, owner: owner }, hint);
+  };
+
+  /** How many letters to add, remove or change to make `a` into `b` (roster._distance), by code point. */
+  function distance(a, b) {
+    a = Array.from(a);
+    b = Array.from(b);
+    var row = [];
+    for (var j = 0; j <= b.length; j++) row.push(j);
+    for (var i = 1; i <= a.length; i++) {
+      var last = row[0];
+      row[0] = i;
+      for (j = 1; j <= b.length; j++) {
+        var next = Math.min(row[j] + 1, row[j - 1] + 1, last + (a[i - 1] === b[j - 1] ? 0 : 1));
+        last = row[j];
+        row[j] = next;
+      }
+    }
+    return row[b.length];
+  }
+
+  /** The known name nearest to a misspelt one: at most a third of its letters changed (at least two), the first
+   * on a tie (roster.nearest). */
+  function nearest(name, known) {
+    var key = norm(name);
+    var size = Array.from(key).length;
+    var best = null, most = Math.max(2, Math.floor(size / 3));
+    known.forEach(function (candidate) {
+      var other = norm(candidate);
+      if (Math.abs(Array.from(other).length - size) > most) return;
+      var d = distance(key, other);
+      if (d <= most) {
+        best = candidate;
+        most = d - 1;
+      }
+    });
+    return best;
+  }
 
   function normalise(raw, verdict) {
     function text(value, path, what) {
@@ -269,132 +314,155 @@
     return typeof models === "number" ? models : null;
   }
 
-  function checkUnit(data, army, unit, groups, path, currency, verdict) {
-    var weapons = unit.weapons;
-    var upgrades = unit.upgrades;
+  /** The weapons a unit's models may choose: its options' and its swaps' (roster._offered_weapons). */
+  function offeredWeapons(weapons) {
     var allowed = [];
     weapons.options.forEach(function (o) { allowed = allowed.concat(o.weapons); });
     weapons.swaps.forEach(function (s) { allowed = allowed.concat(s.with); });
-    var composition = unit.composition;
-    var rules = data.module.army_building ? data.module.army_building.cost : null;
-    var total = 0;
-    var modelCount = 0;
-    var byModel = {};
-    var loadouts = [];
-    var swapped = {};
-    var optioned = {};
-    var taken = {};
-    var arms = {}; // every weapon the models carry, chosen or fixed, by id (the limits per army count them)
-    groups.forEach(function (group, j) {
-      var gpath = path + ".models[" + j + "]";
-      if (group.model === null) return;
-      var index = -1;
-      for (var n = 0; n < unit.models.length; n++) {
-        if (norm(unit.models[n].name) === norm(group.model)) { index = n; break; }
-      }
-      if (index < 0) {
-        verdict.add("warning", "roster-dropped", gpath + ".model", { what: "model", name: group.model, owner: unit.name });
+    return allowed;
+  }
+
+  function names(table) {
+    return Object.keys(table).map(function (k) { return table[k].name; });
+  }
+
+  /** The ids of the weapons (or upgrades) a model line chooses (roster._chosen): one the model has anyway may be
+   * listed, once for each time it has it, and is not chosen (never charged twice); one not offered is an error
+   * but costed; one the list lacks is an error with the nearest name as the hint, and left out. */
+  function chosenIds(line, what, offered, compulsory, listed) {
+    var table = line.army[what + "s"];
+    var spare = compulsory.slice();
+    var out = [];
+    listed.forEach(function (name, k) {
+      var path = line.path + "." + what + "s[" + k + "]";
+      var key = findId(offered, table, name);
+      var anyway = key === null ? findId(spare, table, name) : null;
+      if (anyway !== null) {
+        spare.splice(spare.indexOf(anyway), 1);
         return;
       }
-      var model = unit.models[index];
-      if (model.points === null && data.module.currency !== null) { // a cost the source does not print
-        verdict.add("warning", "roster-unpriced", gpath + ".model", { model: model.name, unit: unit.name });
+      if (key === null) {
+        key = findId(Object.keys(table), table, name);
+        if (key === null) return line.verdict.unknown(path, what, name, line.army.name, names(table));
+        var values = { model: line.model.name, unit: line.unit.name };
+        values[what] = table[key].name;
+        line.verdict.add("error", "roster-" + what, path, values);
       }
-      var chosenWeapons = [];
-      group.weapons.forEach(function (name, k) {
-        var wid = findId(allowed, army.weapons, name);
-        if (wid === null) {
-          wid = findId(Object.keys(army.weapons), army.weapons, name);
-          if (wid === null) {
-            verdict.add("warning", "roster-dropped", gpath + ".weapons[" + k + "]", { what: "weapon", name: name, owner: army.name });
-            return;
-          }
-          verdict.add("error", "roster-weapon", gpath + ".weapons[" + k + "]", { model: model.name, unit: unit.name, weapon: army.weapons[wid].name });
-        }
-        chosenWeapons.push(wid);
-      });
-      var offered = upgrades.options.filter(function (o) { return offeredTo(o.models, model); }).map(function (o) { return o.upgrade; });
-      var chosenUpgrades = [];
-      group.upgrades.forEach(function (name, k) {
-        var uid = findId(offered, army.upgrades, name);
-        if (uid === null) {
-          uid = findId(Object.keys(army.upgrades), army.upgrades, name);
-          if (uid === null) {
-            verdict.add("warning", "roster-dropped", gpath + ".upgrades[" + k + "]", { what: "upgrade", name: name, owner: army.name });
-            return;
-          }
-          verdict.add("error", "roster-upgrade", gpath + ".upgrades[" + k + "]", { model: model.name, unit: unit.name, upgrade: army.upgrades[uid].name });
-        }
-        chosenUpgrades.push(uid);
-      });
-      var fixed = has(weapons.by_model, model.name) ? weapons.by_model[model.name] : weapons.fixed;
-      var read = readWeapons(weapons, fixed, chosenWeapons);
-      read.problems.forEach(function (p) {
-        var values = Object.assign({ model: model.name, unit: unit.name }, p[1]);
-        if (has(values, "weapon")) values.weapon = army.weapons[values.weapon].name;
-        verdict.add("error", p[0], gpath, values);
-      });
-      var carried = fixed.slice();
-      read.given_up.forEach(function (k) { carried.splice(carried.indexOf(k), 1); });
-      var built = buildModel(
-        model,
-        upgrades.fixed.concat(chosenUpgrades).map(function (u) { return army.upgrades[u]; }),
-        carried.concat(chosenWeapons).map(function (w) { return army.weapons[w]; }),
-        rules
-      );
-      var count = group.count;
-      total += built * count;
-      modelCount += count;
-      byModel[model.name] = (byModel[model.name] || 0) + count;
-      if (!read.swaps.length) loadouts.push(chosenWeapons.slice().sort().join("\u0000"));
-      read.swaps.filter(function (j, n) { return read.swaps.indexOf(j) === n; }).forEach(function (j) { swapped[j] = (swapped[j] || 0) + count; });
-      read.options.forEach(function (i) { optioned[i] = (optioned[i] || 0) + count; });
-      chosenUpgrades.forEach(function (u) { taken[u] = (taken[u] || 0) + count; });
-      carried.concat(chosenWeapons).forEach(function (w) { arms[w] = (arms[w] || 0) + count; });
-      var spent = built - (model.points || 0);
-      var cap = unit.spending_cap === null && unit.spending_cap_own_cost ? model.points || 0 : unit.spending_cap;
-      if (cap !== null && spent > cap) {
-        verdict.add("error", "roster-spending-cap", gpath, { model: model.name, unit: unit.name, spent: spent, currency: currency, cap: cap });
-      }
-      var t = weapons.total;
-      if (t && t.min !== null && read.slots < t.min) verdict.add("error", "roster-weapon-count-min", gpath, { model: model.name, unit: unit.name, count: read.slots, min: t.min });
-      if (t && t.max !== null && read.slots > t.max) verdict.add("error", "roster-weapon-count-max", gpath, { model: model.name, unit: unit.name, count: read.slots, max: t.max });
-      var nu = chosenUpgrades.length;
-      if (upgrades.min !== null && nu < upgrades.min) verdict.add("error", "roster-upgrade-count-min", gpath, { model: model.name, unit: unit.name, count: nu, min: upgrades.min });
-      if (upgrades.max !== null && nu > upgrades.max) verdict.add("error", "roster-upgrade-count-max", gpath, { model: model.name, unit: unit.name, count: nu, max: upgrades.max });
-      chosenUpgrades.filter(function (u, n) { return chosenUpgrades.indexOf(u) === n; }).forEach(function (key) {
-        var u = army.upgrades[key];
-        var times = chosenUpgrades.filter(function (x) { return x === key; }).length;
-        if (u.max_per_model !== null && times > u.max_per_model) {
-          verdict.add("error", "roster-upgrade-per-model", gpath, { model: model.name, unit: unit.name, upgrade: u.name, count: times, limit: u.limit || u.max_per_model });
-        }
-      });
+      out.push(key);
     });
-    var size = composition.models || { min: null, max: null };
+    return out;
+  }
+
+  /** One line of models (roster._check_model_line): its weapons and upgrades, its cost, the limits on each model. */
+  function modelLine(unitCtx, group, path, tally) {
+    var unit = unitCtx.unit, army = unitCtx.army, verdict = unitCtx.verdict;
+    var index = -1;
+    for (var n = 0; n < unit.models.length && index < 0; n++) if (norm(unit.models[n].name) === norm(group.model)) index = n;
+    if (index < 0) return verdict.unknown(path + ".model", "model", group.model, unit.name, unit.models.map(function (m) { return m.name; }));
+    var model = unit.models[index];
+    if (model.points === null && unitCtx.data.module.currency !== null) { // a cost the source does not print
+      verdict.add("warning", "roster-unpriced", path + ".model", { model: model.name, unit: unit.name });
+    }
+    var line = Object.assign({ model: model, path: path }, unitCtx);
+    var weapons = unit.weapons;
+    var fixed = has(weapons.by_model, model.name) ? weapons.by_model[model.name] : weapons.fixed;
+    var chosenWeapons = chosenIds(line, "weapon", offeredWeapons(weapons), fixed, group.weapons);
+    var offered = unit.upgrades.options.filter(function (o) { return offeredTo(o.models, model); }).map(function (o) { return o.upgrade; });
+    var chosenUpgrades = chosenIds(line, "upgrade", offered, unit.upgrades.fixed, group.upgrades);
+    var read = readWeapons(weapons, fixed, chosenWeapons);
+    read.problems.forEach(function (p) {
+      var values = Object.assign({ model: model.name, unit: unit.name }, p[1]);
+      if (has(values, "weapon")) values.weapon = army.weapons[values.weapon].name;
+      verdict.add("error", p[0], path, values);
+    });
+    var carried = fixed.slice();
+    read.given_up.forEach(function (k) { carried.splice(carried.indexOf(k), 1); });
+    var built = buildModel(
+      model,
+      unit.upgrades.fixed.concat(chosenUpgrades).map(function (u) { return army.upgrades[u]; }),
+      carried.concat(chosenWeapons).map(function (w) { return army.weapons[w]; }),
+      unitCtx.data.module.army_building ? unitCtx.data.module.army_building.cost : null
+    );
+    addLine(tally, group.count, model, built, read, carried.concat(chosenWeapons), chosenWeapons, chosenUpgrades);
+    checkModel(line, built, read.slots, chosenUpgrades);
+  }
+
+  /** Add a line of `count` models to the unit's tally (roster._add_line). */
+  function addLine(tally, count, model, built, read, arms, chosenWeapons, chosenUpgrades) {
+    tally.cost += built * count;
+    tally.models += count;
+    tally.byModel[model.name] = (tally.byModel[model.name] || 0) + count;
+    if (!read.swaps.length) tally.loadouts.push(chosenWeapons.slice().sort().join("\u0000"));
+    read.swaps.filter(function (j, n) { return read.swaps.indexOf(j) === n; }).forEach(function (j) { tally.swapped[j] = (tally.swapped[j] || 0) + count; });
+    read.options.forEach(function (i) { tally.optioned[i] = (tally.optioned[i] || 0) + count; });
+    chosenUpgrades.forEach(function (u) { tally.upgrades[u] = (tally.upgrades[u] || 0) + count; });
+    arms.forEach(function (w) { tally.weapons[w] = (tally.weapons[w] || 0) + count; });
+  }
+
+  /** The limits on each model of a line: spending cap, weapon and upgrade counts, upgrades per model. */
+  function checkModel(line, built, slots, chosenUpgrades) {
+    var unit = line.unit, model = line.model, verdict = line.verdict, path = line.path;
+    var who = { model: model.name, unit: unit.name };
+    var spent = built - (model.points || 0);
+    var cap = unit.spending_cap === null && unit.spending_cap_own_cost ? model.points || 0 : unit.spending_cap;
+    if (cap !== null && spent > cap) verdict.add("error", "roster-spending-cap", path, Object.assign({ spent: spent, currency: line.currency, cap: cap }, who));
+    var t = unit.weapons.total;
+    if (t && t.min !== null && slots < t.min) verdict.add("error", "roster-weapon-count-min", path, Object.assign({ count: slots, min: t.min }, who));
+    if (t && t.max !== null && slots > t.max) verdict.add("error", "roster-weapon-count-max", path, Object.assign({ count: slots, max: t.max }, who));
+    var upgrades = unit.upgrades, nu = chosenUpgrades.length;
+    if (upgrades.min !== null && nu < upgrades.min) verdict.add("error", "roster-upgrade-count-min", path, Object.assign({ count: nu, min: upgrades.min }, who));
+    if (upgrades.max !== null && nu > upgrades.max) verdict.add("error", "roster-upgrade-count-max", path, Object.assign({ count: nu, max: upgrades.max }, who));
+    chosenUpgrades.filter(function (u, n) { return chosenUpgrades.indexOf(u) === n; }).forEach(function (key) {
+      var u = line.army.upgrades[key];
+      var times = chosenUpgrades.filter(function (x) { return x === key; }).length;
+      if (u.max_per_model !== null && times > u.max_per_model) {
+        verdict.add("error", "roster-upgrade-per-model", path, Object.assign({ upgrade: u.name, count: times, limit: u.limit || u.max_per_model }, who));
+      }
+    });
+  }
+
+  /** Cost a unit's model lines and check each, then the unit as a whole (roster._check_unit). */
+  function checkUnit(data, army, unit, groups, path, currency, verdict) {
+    var unitCtx = { data: data, army: army, unit: unit, currency: currency, verdict: verdict };
+    var tally = { cost: 0, models: 0, byModel: {}, loadouts: [], swapped: {}, optioned: {}, upgrades: {}, weapons: {} };
+    groups.forEach(function (group, j) {
+      if (group.model !== null) modelLine(unitCtx, group, path + ".models[" + j + "]", tally);
+    });
+    checkUnitSize(unit, tally, path, verdict);
+    checkChoices(unit, tally, path, verdict);
+    return { cost: tally.cost, upgrades: tally.upgrades, weapons: tally.weapons };
+  }
+
+  /** The unit's model count, its limits on one model, and the same weapons where it asks for them. */
+  function checkUnitSize(unit, tally, path, verdict) {
+    var size = unit.composition.models || { min: null, max: null };
     var least = size.min !== null ? size.min : 1;
-    if (modelCount < least) verdict.add("error", "roster-models-min", path, { unit: unit.name, count: modelCount, min: least });
-    if (size.max !== null && modelCount > size.max) verdict.add("error", "roster-models-max", path, { unit: unit.name, count: modelCount, max: size.max });
-    composition.limits.forEach(function (limit) {
+    if (tally.models < least) verdict.add("error", "roster-models-min", path, { unit: unit.name, count: tally.models, min: least });
+    if (size.max !== null && tally.models > size.max) verdict.add("error", "roster-models-max", path, { unit: unit.name, count: tally.models, max: size.max });
+    unit.composition.limits.forEach(function (limit) {
       var have = 0;
-      Object.keys(byModel).forEach(function (name) { if (norm(name) === norm(limit.model)) have += byModel[name]; });
+      Object.keys(tally.byModel).forEach(function (name) { if (norm(name) === norm(limit.model)) have += tally.byModel[name]; });
       if (have > limit.max) verdict.add("error", "roster-model-limit", path, { unit: unit.name, count: have, model: limit.model, max: limit.max });
       if (have < limit.min) verdict.add("error", "roster-model-limit-min", path, { unit: unit.name, count: have, model: limit.model, min: limit.min });
     });
-    if (weapons.same && loadouts.some(function (l) { return l !== loadouts[0]; })) {
+    if (unit.weapons.same && tally.loadouts.some(function (l) { return l !== tally.loadouts[0]; })) {
       verdict.add("error", "roster-same-weapons", path, { unit: unit.name });
     }
-    weapons.swaps.forEach(function (swap, j) {
-      var n = swapped[j] || 0;
+  }
+
+  /** How many models made each swap and took from each option meant for some models (roster._check_swappers). */
+  function checkChoices(unit, tally, path, verdict) {
+    unit.weapons.swaps.forEach(function (swap, j) {
+      var n = tally.swapped[j] || 0;
       var m = most(swap.models);
       if (m !== null && n > m) verdict.add("error", "roster-swap-models", path, { unit: unit.name, count: n, replaced: swap.label, max: m });
-      if (swap.models === "all" && n > 0 && n < modelCount) verdict.add("error", "roster-swap-all", path, { unit: unit.name, count: n, models: modelCount, replaced: swap.label });
+      if (swap.models === "all" && n > 0 && n < tally.models) verdict.add("error", "roster-swap-all", path, { unit: unit.name, count: n, models: tally.models, replaced: swap.label });
     });
-    weapons.options.forEach(function (option, i) {
-      var n = optioned[i] || 0;
+    unit.weapons.options.forEach(function (option, i) {
+      var n = tally.optioned[i] || 0;
       var m = most(option.models);
       if (m !== null && n > m) verdict.add("error", "roster-option-models", path, { unit: unit.name, count: n, option: option.label, max: m });
     });
-    return { cost: total, upgrades: taken, weapons: arms };
   }
 
   function countsAs(building, id) {
@@ -527,7 +595,7 @@
       if (entry.unit === null) return;
       var unit = find(army.units, entry.unit);
       if (unit === null) {
-        verdict.add("warning", "roster-dropped", "units[" + i + "].unit", { what: "unit", name: entry.unit, owner: army.name });
+        verdict.unknown("units[" + i + "].unit", "unit", entry.unit, army.name, army.units.map(function (u) { return u.name; }));
         return;
       }
       var tally = checkUnit(data, army, unit, entry.models, "units[" + i + "]", currency, verdict);
@@ -544,6 +612,14 @@
       }
     });
     verdict.total = sum(kept, function (k) { return k.cost; });
+    if (!kept.length) verdict.add("error", "roster-empty", "units", {});
+    checkPerArmy(army, taken, carried, verdict);
+    checkArmy(army, building, roster, kept, currency, verdict, reserve);
+    return verdict;
+  }
+
+  /** Upgrades and weapons limited per army (roster._check_upgrades_per_army, _check_weapons_per_army). */
+  function checkPerArmy(army, taken, carried, verdict) {
     Object.keys(taken).forEach(function (key) {
       var u = army.upgrades[key];
       if (u.max_per_army !== null && taken[key] > u.max_per_army) {
@@ -558,8 +634,6 @@
         verdict.add("error", "roster-weapon-per-army", "units", { weapon: w.name, list: w.list, max: most, count: carried[key] });
       }
     });
-    checkArmy(army, building, roster, kept, currency, verdict, reserve);
-    return verdict;
   }
 
   /** Check a raw roster (as read from a file or a link) against one module's document. */
@@ -572,6 +646,69 @@
       evaluate(data, roster, verdict);
     }
     return { total: verdict.total, unit_costs: verdict.unit_costs, problems: verdict.problems, roster: roster };
+  }
+
+  // --- reading a roster file: bounded, and refused when a key is given twice (roster.check_roster_file) ---
+
+  var TOKEN = /\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\]:,])|[^\s{}\[\]:,"]+)/y;
+
+  /** The roster path of a value inside an open mapping or list. */
+  function inside(frame) {
+    if (!frame) return "";
+    if (!frame.map) return frame.path + "[" + frame.at + "]";
+    return frame.path ? frame.path + "." + frame.key : frame.key;
+  }
+
+  /** The path of each key given a second time in one mapping, in the file's order, in JSON text that parses
+   * (JSON.parse keeps the last value of such a key, Python's reader the first: the roster means neither). */
+  function twice(text) {
+    var stack = [];
+    var out = [];
+    var expectKey = false;
+    var m;
+    TOKEN.lastIndex = 0;
+    while (TOKEN.lastIndex < text.length && (m = TOKEN.exec(text)) !== null && m[0].length) {
+      var top = stack[stack.length - 1];
+      var mark = m[2];
+      if (m[1] !== undefined && expectKey) {
+        top.key = JSON.parse(m[1]);
+        if (top.keys.has(top.key)) out.push(inside(top));
+        top.keys.add(top.key);
+        expectKey = false;
+      } else if (mark === "{" || mark === "[") {
+        stack.push({ map: mark === "{", path: inside(top), keys: new Set(), key: "", at: 0 });
+        expectKey = mark === "{";
+      } else if (mark === "}" || mark === "]") {
+        stack.pop();
+      } else if (mark === ",") {
+        if (top.map) expectKey = true;
+        else top.at += 1;
+      }
+    }
+    return out;
+  }
+
+  /** The UTF-8 size of a text, in bytes. */
+  function byteSize(text) {
+    return new TextEncoder().encode(text).length;
+  }
+
+  /** A roster file's text read as `cadence roster` reads it: refused unread (`raw` null) when larger than the
+   * document's limits or with a key given twice; throws on text that is not JSON (the caller says so). */
+  function read(data, text) {
+    var verdict = new Verdict(data.messages, data.roster_words);
+    var limits = data.limits;
+    var size = byteSize(text);
+    if (size > limits.bytes) {
+      verdict.add("error", "roster-too-large", "", { size: size, max: limits.bytes });
+      return { raw: null, problems: verdict.problems };
+    }
+    var raw = JSON.parse(text);
+    twice(text).forEach(function (path) { verdict.add("error", "roster-duplicate-key", path, { what: path }); });
+    if (!verdict.problems.length && isMap(raw) && Array.isArray(raw.units) && raw.units.length > limits.units) {
+      verdict.add("error", "roster-too-many-units", "units", { count: raw.units.length, max: limits.units });
+    }
+    return { raw: verdict.problems.length ? null : raw, problems: verdict.problems };
   }
 
   // --- links: the roster in the URL hash --------------------------------------------------------
@@ -623,7 +760,7 @@
     };
   }
 
-  var api = { norm: norm, normalise: normalise, evaluate: evaluate, check: check, encode: encode, decode: decode, buildModel: buildModel };
+  var api = { norm: norm, normalise: normalise, evaluate: evaluate, check: check, read: read, encode: encode, decode: decode, buildModel: buildModel };
   if (typeof window !== "undefined") window.CadenceRoster = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   if (typeof document === "undefined") return;
@@ -670,7 +807,7 @@
     var result = check(this.data, raw);
     var roster = result.roster;
     var dropped = result.problems.filter(function (p) { return p.code === "roster-dropped" || p.code === "roster-format" || p.code === "roster-unknown-list" || p.code === "roster-unknown-module"; });
-    this.notices = dropped.map(function (p) { return p.message; });
+    this.notices = dropped.map(said);
     if (result.problems.some(function (p) { return p.code === "roster-unknown-list" || p.code === "roster-unknown-module"; })) {
       this.roster = this.emptyRoster(this.data.lists[0]);
       return;
@@ -693,13 +830,74 @@
     this.roster = { format_version: ROSTER_VERSION, module: this.data.module.id, list: army.id, points: roster.points, units: units };
   };
 
+  /** A problem as a notice says it: its message, and its hint after it. */
+  function said(p) {
+    return p.hint ? p.message + " (" + p.hint + ")" : p.message;
+  }
+
+  /** Nothing loaded from a link: the first list's empty roster, and the notice that says why (a checker's message). */
+  Builder.prototype.refuse = function (code, values) {
+    this.roster = this.emptyRoster(this.data.lists[0]);
+    this.notices = [this.tell(code, values)];
+    return false;
+  };
+
+  /** A roster problem's message with its values put in, as the checkers word it. */
+  Builder.prototype.tell = function (code, values) {
+    var verdict = new Verdict(this.data.messages, this.data.roster_words);
+    verdict.add("error", code, "", values || {});
+    return said(verdict.problems[0]);
+  };
+
+  /** Load a roster link (or what the page kept): one longer than the limits allow is refused before it is read. */
+  Builder.prototype.open = function (code) {
+    var limits = this.data.limits;
+    if (code.length > Math.ceil(limits.bytes / 3) * 4) return this.refuse("roster-too-large", { size: Math.floor((code.length * 3) / 4), max: limits.bytes });
+    var raw;
+    try {
+      raw = decode(code);
+    } catch (e) {
+      return this.refuse("roster-link");
+    }
+    if (raw.units.length > limits.units) return this.refuse("roster-too-many-units", { count: raw.units.length, max: limits.units });
+    this.load(raw);
+    return true;
+  };
+
+  /** Load a roster file: one larger than the limits is refused unread, one with a key given twice is refused;
+   * a file refused leaves the roster on the page as it was, and says why. */
+  Builder.prototype.openFile = function (file) {
+    var self = this;
+    var limits = this.data.limits;
+    if (file.size > limits.bytes) {
+      this.notices = [this.tell("roster-too-large", { size: file.size, max: limits.bytes })];
+      this.render();
+      return Promise.resolve();
+    }
+    return file.text().then(function (text) {
+      var got = null;
+      try {
+        got = read(self.data, text);
+      } catch (e) {
+        self.notices = [self.tell("roster-link")];
+      }
+      if (got && got.raw === null) self.notices = got.problems.map(said);
+      else if (got) self.load(got.raw);
+      self.change();
+    });
+  };
+
+  /** Keep the roster in the link and for the next visit; one longer than the limits is not kept (and what was
+   * kept before is forgotten), so that nothing kept can make a later visit slow. */
   Builder.prototype.save = function () {
     var code = encode(this.roster);
+    var small = code.length <= Math.ceil(this.data.limits.bytes / 3) * 4 && this.roster.units.length <= this.data.limits.units;
     try {
       history.replaceState(null, "", "#r=" + code);
     } catch (e) { /* a file:// page may refuse; the roster is still kept below */ }
     try {
-      localStorage.setItem(this.storageKey, code);
+      if (small) localStorage.setItem(this.storageKey, code);
+      else localStorage.removeItem(this.storageKey);
     } catch (e) { /* private mode: nothing to keep */ }
   };
 
@@ -708,35 +906,67 @@
     var stored = null;
     try { stored = localStorage.getItem(this.storageKey); } catch (e) { stored = null; }
     var code = hash.indexOf("r=") === 0 ? hash.slice(2) : stored;
-    if (code) {
-      try {
-        this.load(decode(code));
-      } catch (e) {
-        this.roster = this.emptyRoster(this.data.lists[0]);
-        this.notices = [this.data.messages["roster-link"]];
-      }
-    }
-    this.render();
+    var refused = code ? !this.open(code) : false;
+    // A roster refused or failing to draw is not kept: the next visit starts from what is saved now.
+    if (!this.render() || refused) this.save();
   };
 
+  /** After an edit: drawn, then kept; a roster that failed to draw is never kept. */
   Builder.prototype.change = function () {
-    this.save();
-    this.render();
+    if (this.render()) this.save();
   };
 
+  /** Draw the page; true when it drew. When drawing fails, the last roster that drew is drawn again (else the
+   * first list's empty roster), with a message that says so, and false is returned: the caller keeps nothing. */
   Builder.prototype.render = function () {
-    var self = this;
+    try {
+      this.draw();
+      this.good = JSON.stringify(this.roster);
+      return true;
+    } catch (e) {
+      this.roster = this.good ? JSON.parse(this.good) : this.emptyRoster(this.data.lists[0]);
+      try {
+        this.draw();
+      } catch (again) {
+        this.root.textContent = "";
+      }
+      this.root.insertBefore(el("p", { class: "rb-failed", id: "rb-failed", role: "alert", text: this.word("failed") }), this.root.firstChild);
+      return false;
+    }
+  };
+
+  Builder.prototype.draw = function () {
     var data = this.data;
-    var terms = data.module.terms;
-    var currency = data.module.currency;
-    var building = data.module.army_building || {};
     var army = this.army();
     var result = check(data, this.roster);
     var root = this.root;
     var focusId = document.activeElement && document.activeElement.id;
     root.textContent = "";
+    root.appendChild(this.head(army));
+    root.appendChild(this.status(result));
+    if (army) root.appendChild(this.adder(army));
+    var self = this;
+    var units = el("div", { class: "rb-units" });
+    this.roster.units.forEach(function (entry, i) {
+      var unit = army ? find(army.units, entry.unit) : null;
+      if (!unit) return;
+      units.appendChild(self.unitCard(army, unit, entry, i, result.unit_costs[i], data.module.terms, data.module.currency));
+    });
+    root.appendChild(units);
+    root.appendChild(this.actions());
+    root.appendChild(this.printout(army, result, data.module.terms, data.module.currency));
+    if (focusId) {
+      var again = document.getElementById(focusId);
+      if (again) again.focus();
+    }
+  };
 
-    // List and game size.
+  /** The list and game size choosers and the points field, each label kept with its control (on a phone a row
+   * breaks between the pairs, never inside one). */
+  Builder.prototype.head = function (army) {
+    var self = this;
+    var data = this.data;
+    var building = data.module.army_building || {};
     var listSelect = el("select", { id: "rb-list" });
     data.lists.forEach(function (l) {
       var o = el("option", { value: l.id, text: l.name });
@@ -755,6 +985,10 @@
       if (g.limit === self.roster.points) o.selected = true;
       sizeSelect.appendChild(o);
     });
+    sizeSelect.addEventListener("change", function () {
+      self.roster.points = parseInt(sizeSelect.value, 10);
+      self.change();
+    });
     var pointsInput = el("input", { id: "rb-points", type: "number", min: "0", step: "1", inputmode: "numeric" });
     pointsInput.value = this.roster.points === null ? "" : String(this.roster.points);
     pointsInput.addEventListener("change", function () {
@@ -762,26 +996,23 @@
       self.roster.points = isNaN(v) || v < 0 ? null : v;
       self.change();
     });
-    sizeSelect.addEventListener("change", function () {
-      self.roster.points = parseInt(sizeSelect.value, 10);
-      self.change();
-    });
-    // Each label kept with its control: on a phone a row breaks between the pairs, never inside one.
-    var head = el("div", { class: "rb-head" }, [
+    return el("div", { class: "rb-head" }, [
       el("div", { class: "rb-pair" }, [el("label", { for: "rb-list", text: this.word("list") }), listSelect]),
       sizeSelect.options.length ? el("div", { class: "rb-pair" }, [el("label", { for: "rb-size", text: this.word("size") }), sizeSelect]) : null,
-      el("div", { class: "rb-pair" }, [el("label", { for: "rb-points", text: this.limitWord(building, sizeSelect.options.length > 0, currency) }), pointsInput]),
+      el("div", { class: "rb-pair" }, [el("label", { for: "rb-points", text: this.limitWord(building, sizeSelect.options.length > 0, data.module.currency) }), pointsInput]),
     ]);
-    root.appendChild(head);
+  };
 
-    // Total and every problem, announced as they change.
+  /** The total and every problem, announced as they change, and the notices of what a link or file lost. */
+  Builder.prototype.status = function (result) {
+    var currency = this.data.module.currency;
     var total = el("p", { class: "rb-total", id: "rb-total" });
     total.textContent = this.word("total") + ": " + result.total + (this.roster.points !== null ? " / " + this.roster.points : "") + (currency ? " " + currency.name : "");
     var status = el("div", { class: "rb-status", role: "status", "aria-live": "polite" }, [total]);
     var errors = result.problems.filter(function (p) { return p.code !== "roster-dropped"; });
     var list = el("ul", { class: "rb-problems", id: "rb-problems" });
     errors.forEach(function (p) {
-      list.appendChild(el("li", { class: "rb-" + p.severity, "data-code": p.code, text: p.message }));
+      list.appendChild(el("li", { class: "rb-" + p.severity, "data-code": p.code, text: said(p) }));
     });
     status.setAttribute("data-verdict", errors.some(function (p) { return p.severity === "error"; }) ? "illegal" : "legal");
     status.appendChild(list);
@@ -790,39 +1021,37 @@
       this.notices.forEach(function (n) { notes.appendChild(el("li", { text: n })); });
       status.appendChild(notes);
     }
-    root.appendChild(status);
+    return status;
+  };
 
-    // Adding a unit.
-    if (army) {
-      var unitSelect = el("select", { id: "rb-unit" });
-      army.units.forEach(function (u) { unitSelect.appendChild(el("option", { value: u.id, text: u.name })); });
-      var add = el("button", { type: "button", id: "rb-add", class: "md-button", text: this.word("add") });
-      add.addEventListener("click", function () {
-        var unit = find(army.units, unitSelect.value);
-        var size = unit.composition.models;
-        var count = size && size.min !== null ? Math.max(size.min, 1) : 1;
-        self.roster.units.push({ unit: unit.name, models: [{ model: unit.models[0].name, count: count, weapons: [], upgrades: [] }] });
-        self.change();
-        var cards = root.querySelectorAll(".rb-unit h3");
-        if (cards.length) cards[cards.length - 1].focus();
-      });
-      root.appendChild(el("div", { class: "rb-adder" }, [el("label", { for: "rb-unit", text: this.word("unit") }), unitSelect, add]));
-    }
-
-    // The roster's units.
-    var units = el("div", { class: "rb-units" });
-    this.roster.units.forEach(function (entry, i) {
-      var unit = army ? find(army.units, entry.unit) : null;
-      if (!unit) return;
-      units.appendChild(self.unitCard(army, unit, entry, i, result.unit_costs[i], terms, currency));
+  /** The unit chooser and the button that adds one. */
+  Builder.prototype.adder = function (army) {
+    var self = this;
+    var root = this.root;
+    var unitSelect = el("select", { id: "rb-unit" });
+    army.units.forEach(function (u) { unitSelect.appendChild(el("option", { value: u.id, text: u.name })); });
+    var add = el("button", { type: "button", id: "rb-add", class: "md-button", text: this.word("add") });
+    add.addEventListener("click", function () {
+      var unit = find(army.units, unitSelect.value);
+      var size = unit.composition.models;
+      var count = size && size.min !== null ? Math.max(size.min, 1) : 1;
+      self.roster.units.push({ unit: unit.name, models: [{ model: unit.models[0].name, count: count, weapons: [], upgrades: [] }] });
+      self.change();
+      var cards = root.querySelectorAll(".rb-unit h3");
+      if (cards.length) cards[cards.length - 1].focus();
     });
-    root.appendChild(units);
+    return el("div", { class: "rb-adder" }, [el("label", { for: "rb-unit", text: this.word("unit") }), unitSelect, add]);
+  };
 
-    // Share, keep, print.
+  /** Share, keep, open, print; copying the link says when it is done. */
+  Builder.prototype.actions = function () {
+    var self = this;
+    var done = el("p", { class: "rb-copied", id: "rb-copied", role: "status", "aria-live": "polite" });
     var copy = el("button", { type: "button", class: "md-button", id: "rb-copy", text: this.word("copy") });
     copy.addEventListener("click", function () {
       self.save();
-      if (navigator.clipboard) navigator.clipboard.writeText(location.href).catch(function () {});
+      done.textContent = "";
+      if (navigator.clipboard) navigator.clipboard.writeText(location.href).then(function () { done.textContent = self.word("copied"); }, function () {});
     });
     var exportButton = el("button", { type: "button", class: "md-button", id: "rb-export", text: this.word("export") });
     exportButton.addEventListener("click", function () {
@@ -836,25 +1065,12 @@
     var importInput = el("input", { type: "file", id: "rb-import", class: "rb-sr", accept: ".json,application/json" });
     importInput.addEventListener("change", function () {
       var file = importInput.files && importInput.files[0];
-      if (!file) return;
-      file.text().then(function (text) {
-        try {
-          self.load(JSON.parse(text));
-        } catch (e) {
-          self.notices = [data.messages["roster-link"]];
-        }
-        self.change();
-      });
+      if (file) self.openFile(file);
     });
     var print = el("button", { type: "button", class: "md-button", id: "rb-print", text: this.word("print") });
     print.addEventListener("click", function () { window.print(); });
-    root.appendChild(el("div", { class: "rb-actions" }, [copy, exportButton, importInput, el("label", { for: "rb-import", class: "md-button rb-file", text: this.word("import") }), print]));
-
-    root.appendChild(this.printout(army, result, terms, currency));
-    if (focusId) {
-      var again = document.getElementById(focusId);
-      if (again) again.focus();
-    }
+    var label = el("label", { for: "rb-import", class: "md-button rb-file", text: this.word("import") });
+    return el("div", { class: "rb-actions" }, [copy, exportButton, importInput, label, print, done]);
   };
 
   /** A unit's cost as its card shows it: "+ a model without a printed cost" when one it takes has none, never a
@@ -868,6 +1084,22 @@
     return unpriced ? text + " + " + this.word("unpriced") : text;
   };
 
+  /** The unit held back as reinforcements, where the module has them: worded by the module's data, like every
+   * game term on the page (null where it has none). */
+  Builder.prototype.reserve = function (entry, i) {
+    var self = this;
+    var extra = (this.data.module.army_building || {}).reinforcements;
+    if (!extra) return null;
+    var box = el("input", { type: "checkbox", id: "rb-" + i + "-reinforcements" });
+    box.checked = entry.reinforcements === true;
+    box.addEventListener("change", function () {
+      if (box.checked) entry.reinforcements = true;
+      else delete entry.reinforcements;
+      self.change();
+    });
+    return el("div", { class: "rb-choice rb-reserve" }, [box, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + extra.points + ")" })]);
+  };
+
   Builder.prototype.unitCard = function (army, unit, entry, i, cost, terms, currency) {
     var self = this;
     var card = el("section", { class: "rb-unit", "aria-label": unit.name });
@@ -878,18 +1110,8 @@
       self.change();
     });
     card.appendChild(el("div", { class: "rb-unit-head" }, [title, remove]));
-    var extra = (this.data.module.army_building || {}).reinforcements;
-    if (extra) {
-      // Held back as reinforcements: worded by the module's data, like every game term on the page.
-      var reserve = el("input", { type: "checkbox", id: "rb-" + i + "-reinforcements" });
-      reserve.checked = entry.reinforcements === true;
-      reserve.addEventListener("change", function () {
-        if (reserve.checked) entry.reinforcements = true;
-        else delete entry.reinforcements;
-        self.change();
-      });
-      card.appendChild(el("div", { class: "rb-choice rb-reserve" }, [reserve, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + extra.points + ")" })]));
-    }
+    var reserve = this.reserve(entry, i);
+    if (reserve) card.appendChild(reserve);
     entry.models.forEach(function (group, j) {
       var id = "rb-" + i + "-" + j;
       var row = el("div", { class: "rb-group" });
@@ -912,7 +1134,7 @@
         el("div", { class: "rb-pair" }, [el("label", { for: id + "-count", text: terms.count }), count]),
       ]));
       var model = find(unit.models, group.model);
-      var arms = self.weaponGroups(unit.weapons, model);
+      var arms = self.weaponGroups(unit.weapons);
       if (arms.length) row.appendChild(self.choices(id + "-w", terms.weapon, arms, army.weapons, group.weapons, function (w) { return w.points; }));
       var offered = unit.upgrades.options.filter(function (o) { return offeredTo(o.models, model); }).map(function (o) { return o.upgrade; });
       if (offered.length) row.appendChild(self.choices(id + "-u", terms.upgrade, [{ legend: null, ids: offered }], army.upgrades, group.upgrades, function (u) { return u.points; }));
@@ -935,19 +1157,25 @@
   };
 
   /** The weapons a model may choose, a group for each of the unit's choices (as its army list words them): each
-   * option, headed by its lists and how many it takes, then each swap, headed by what it replaces. An option
-   * for other models is left out; a weapon is shown once, in its first group. */
-  Builder.prototype.weaponGroups = function (weapons, model) {
+   * option, headed by its lists and how many it takes, then each swap, headed by what it replaces; a weapon is
+   * shown once, in its first group. */
+  Builder.prototype.weaponGroups = function (weapons) {
     var self = this;
     var shown = [];
     var groups = [];
+    var table = this.army().weapons;
+    // A name shown once: two lists may print the same weapon (Arc Sword), and a roster names it, not its list.
     function add(legend, ids) {
-      ids = ids.filter(function (w) { return shown.indexOf(w) < 0; });
-      shown = shown.concat(ids);
+      ids = ids.filter(function (w) {
+        var name = norm(table[w].name);
+        if (shown.indexOf(name) >= 0) return false;
+        shown.push(name);
+        return true;
+      });
       if (ids.length) groups.push({ legend: legend, ids: ids });
     }
+    // An option's `models` says how many models may take it ("one"), never which: every model is offered it.
     weapons.options.forEach(function (o) {
-      if (!offeredTo(o.models, model)) return;
       var least = o.min === null ? 0 : o.min;
       var count = o.max === least ? String(least) : least + "\u2013" + (o.max === null ? self.word("any_number") : o.max);
       add(least === 0 && o.max === null ? o.label : self.say("option", { weapons: o.label, count: count }), o.weapons);
