@@ -23,6 +23,7 @@ from . import (
     built_models,
     content_safety,
     design,
+    engine_config,
     errata,
     front_matter,
     links,
@@ -122,6 +123,7 @@ CHECKS: tuple[Check, ...] = (
     Check(over_project(design.check_label_placeholders), ("label-placeholder",)),
     Check(markup.check_unsafe_markup, ("unsafe-markup", "markdown-limit")),
     Check(per_army_list(markup.check_list_markup), ("unsafe-markup", "markdown-limit")),
+    Check(engine_config.check_engine_config, engine_config.CODES),
 )
 
 
