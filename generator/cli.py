@@ -836,7 +836,7 @@ def parser() -> argparse.ArgumentParser:
     roster = command("roster", "check a roster (YAML or JSON) against the data; exit 1 when it breaks a rule")
     roster.add_argument("file", help="the roster: a YAML or JSON file, such as the one the army builder saves")
     roster.add_argument("--format", choices=(*FORMATS,), default="text", help=_FORMAT_HELP)
-    roster.add_argument("--strict", action="store_true", help="warnings (dropped names) count as problems")
+    roster.add_argument("--strict", action="store_true", help="warnings (a model with no price) count as problems too")
     reference = command("reference", "write data/REFERENCE.md, every key of the data format, from the model")
     reference.add_argument("--check", action="store_true", help="only check that the committed reference is current")
     diff = command("diff", "what changed in game terms between two git revisions or folders")
