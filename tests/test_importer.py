@@ -12,8 +12,9 @@ from generator.pages import load_project
 
 from .conftest import MINI, REPO, copy_project, mkdocs_build
 
-RESPAWN = REPO.parent / "shared" / "sources" / "respawn-module-older-markdown.md"
-RAIDERS = Path(__file__).parent / "fixtures" / "import" / "raiders.md"
+IMPORT = Path(__file__).parent / "fixtures" / "import"
+RESPAWN = IMPORT / "respawn-module-older-markdown.md"
+RAIDERS = IMPORT / "raiders.md"
 
 
 def test_tables_are_read_with_their_cells_located() -> None:
@@ -51,13 +52,17 @@ def test_a_module_in_another_layout_and_what_cannot_be_placed(tmp_path: Path) ->
     result = subprocess.run(
         [sys.executable, "-m", "generator.cli", "-C", str(project), "import", str(RAIDERS)], capture_output=True, text=True
     )
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # the check finds the undefined rule: an error
     lines = result.stdout.splitlines()
     assert lines[:2] == [
         "raiders.md:11:42: warning[import-column]: column 'Base Size' of a model table is not a profile column, rules or cost; left out",
         "raiders.md:19:29: warning[import-rule]: a model uses special rule 'Sneaky', which neither this file nor the project's core rules "
         "define (hint: define it in a special rules table, or fix its name)",
     ]
+    assert (
+        "data/raiders/raider-warbands.yaml:26:11: error[unknown-rule]: model 'Outrider' uses special rule 'Sneaky', "
+        "which is not defined in Raider Warbands, Raiders, Core Rules"
+    ) in lines
     assert "check: 1 errors, 2 warnings; 4 of 6 tables and rule definitions are data with no problem, 5 with no error" in lines
     chief = (project / "data" / "raiders" / "raider-warbands.yaml").read_text(encoding="utf-8")
     assert 'profile: {mov: 6", skl: 3+, hp: 2}' in chief and "points: 25" in chief
