@@ -593,6 +593,12 @@ class Importer:
         self.refuse(top, "id", f"{said} cannot name the module's folders: {reason}", "give the module an id with --id, like --id my-module")
         return False
 
+    def taken(self, top: Node, project: Project) -> None:
+        """An error at the title when the project has a module of this id (wherever its file is)."""
+        if self.module_id in project.modules:
+            where = project.modules[self.module_id].loc.path
+            self.refuse(top, "exists", f"module '{self.module_id}' is already in the project ({where})", _AGAIN)
+
     def plan(self, top: Node, data: Path, content: Path) -> list[tuple[Path, str, int]]:
         """Every file the import writes: its path, its text, and the source line it comes from."""
         pages, lists, contents = self.pages(top)
@@ -641,21 +647,25 @@ def import_markdown(root: Path, source: Path, module_id: str | None = None, out:
     target = out or root
     data_dir, content_dir = _folders(target)
     plan = importer.plan(top, target / data_dir, target / content_dir) if importer.named(top, module_id is not None) else []
-    if project is not None and importer.module_id in project.modules and not force and _same(target, root):
-        where = project.modules[importer.module_id].loc.path
-        importer.refuse(top, "exists", f"module '{importer.module_id}' is already in the project ({where})", _AGAIN)
+    if project is not None and not force and _same(target, root):
+        importer.taken(top, project)
     result.problems.extend(_refusals(target, plan, source.name, force))
     if any(p.severity is Severity.ERROR for p in result.problems):
         result.refused = True
         return result
+    _write(plan, result)
+    measure(target, data_dir, importer.module_id, result)
+    return result
+
+
+def _write(plan: list[tuple[Path, str, int]], result: Imported) -> None:
+    """Write the planned files, noting those that were there before (with `--force`)."""
     for path, body, _ in plan:
         if path.exists():
             result.replaced.append(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body, encoding="utf-8")
         result.files.append(path)
-    measure(target, data_dir, importer.module_id, result)
-    return result
 
 
 #: What to do when an import would replace what is there.
