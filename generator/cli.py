@@ -786,11 +786,16 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not source.is_file():
         print(f"cadence: {source} is not a file", file=sys.stderr)
         return EXIT_USAGE
-    result = import_markdown(root, source, module_id=args.module, out=Path(args.out) if args.out else None)
+    out = Path(args.out) if args.out else None
+    result = import_markdown(root, source, module_id=args.module, out=out, force=args.force)
     for problem in sorted(result.problems, key=lambda p: p.sort_key):  # by place, as `cadence check` prints them
         print(problem)
+    for path in result.replaced:
+        print(f"replaced {path.relative_to(out or root).as_posix()}")
+    for problem in sorted(result.check_problems, key=lambda p: p.sort_key):
+        print(problem)
     print(result.summary())
-    return EXIT_CLEAN
+    return EXIT_PROBLEMS if result.failed else EXIT_CLEAN
 
 
 #: How `--format` prints problems, for every command that reports them.
@@ -847,8 +852,9 @@ def parser() -> argparse.ArgumentParser:
     diff.add_argument("--date", help="the release's date (default: today)")
     imp = command("import", "turn a module written in Markdown into data files and content pages")
     imp.add_argument("file", help="the Markdown module")
-    imp.add_argument("--module", help="the new module's id (default: the slug of its first heading)")
+    imp.add_argument("--id", "--module", dest="module", help="the new module's id (default: the slug of its first heading)")
     imp.add_argument("--out", help="project folder to write into (default: the project)")
+    imp.add_argument("--force", action="store_true", help="replace files already there (each one replaced is named)")
     return p
 
 

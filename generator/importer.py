@@ -10,6 +10,7 @@ the table headers the system's labels and each module's `terms` give. What canno
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,8 @@ import yaml
 
 from .catalogue import Project, RuleUse, walk_sections
 from .model import Column, Labels, slugify
-from .problems import Location, Problem, warning
+from .paths import unsafe_reason
+from .problems import Location, Problem, Severity, error, position, warning
 
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
 SEPARATOR = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
@@ -221,31 +223,65 @@ def _uses(text: str) -> list[str]:
 
 @dataclass
 class Imported:
-    """What an import wrote and what it could not place."""
+    """What an import wrote and what it could not place.
+
+    `refused` is set when nothing was written: the source could not be read, or a file the import would
+    write is outside the project, already there (without `--force`), or unnamed (an empty id or page)."""
 
     module_id: str
     files: list[Path] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     tables: int = 0
+    refused: bool = False
+    #: Files that were there before and were written over (only with `--force`).
+    replaced: list[Path] = field(default_factory=list)
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
 
-    #: After the import, `cadence check` on the project: (errors, warnings) and the blocks with no problem.
+    #: After the import, `cadence check` on the project: its problems, (errors, warnings) and the blocks with no problem.
+    check_problems: list[Problem] = field(default_factory=list)
     check: tuple[int, int] = (0, 0)
     clean_blocks: int = 0
     blocks_without_errors: int = 0
     blocks: int = 0
 
+    @property
+    def failed(self) -> bool:
+        """Whether the import was refused, or it or the check found an error: the command exits 1."""
+        found = (*self.problems, *self.check_problems)
+        return self.refused or any(p.severity is Severity.ERROR for p in found)
+
     def summary(self) -> str:
         placed = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
+        if self.refused:
+            return f"nothing written; {len(self.problems)} import problems"
         return (
             f"imported {self.tables} tables as {placed}; wrote {len(self.files)} files; {len(self.problems)} import problems\n"
             f"check: {self.check[0]} errors, {self.check[1]} warnings; "
             f"{self.clean_blocks} of {self.blocks} tables and rule definitions are data with no problem, "
             f"{self.blocks_without_errors} with no error"
         )
+
+
+@dataclass
+class Names:
+    """Ids given so far, each new one made unique with a number."""
+
+    taken: set[str] = field(default_factory=set)
+    #: The next number to try for each wanted name: a name every section repeats (each faction's "Weapons")
+    #: costs one step, not one per earlier use.
+    reached: dict[str, int] = field(default_factory=dict)
+
+    def new(self, wanted: str) -> str:
+        """`wanted`, or `wanted-1`, `wanted-2`, ... the first not taken."""
+        key, n = wanted, self.reached.get(wanted, 1)
+        while key in self.taken:
+            key, n = f"{wanted}-{n}", n + 1
+        self.reached[wanted] = n
+        self.taken.add(key)
+        return key
 
 
 class Importer:
@@ -257,7 +293,11 @@ class Importer:
         self.rules: list[dict[str, Any]] = []
         self.module_tables: list[dict[str, Any]] = []
         self.rule_uses: dict[str, list[tuple[str, Cell]]] = {}
-        self.ids: set[str] = set()
+        self.ids = Names()
+        self.page_names = Names()
+        self.page_lines: dict[str, int] = {}
+        #: The page whose `[% special-rules %]` directive shows the module's rules; None until one does.
+        self.rules_page: str | None = None
         self.warned: set[Problem] = set()
         self.kinds = project.system.rule_kinds if project is not None else ("unit", "weapon")
 
@@ -269,12 +309,12 @@ class Importer:
             self.warned.add(found)
             self.result.problems.append(found)
 
+    def refuse(self, node: Node, code: str, message: str, hint: str) -> None:
+        """An error that stops the import before anything is written."""
+        self.result.problems.append(error(Location(self.rel, node.line, 1), f"import-{code}", message, hint))
+
     def unique(self, wanted: str) -> str:
-        key, n = wanted, 1
-        while key in self.ids:
-            key, n = f"{wanted}-{n}", n + 1
-        self.ids.add(key)
-        return key
+        return self.ids.new(wanted)
 
     # -- tables to blocks --
 
@@ -433,7 +473,7 @@ class Importer:
         return any(classify(t, self.vocabulary, node.heading) in ("model", "weapon", "upgrades") for t in node.tables())
 
     def army_list(self, node: Node, page: str) -> dict[str, Any]:
-        list_id = slugify(node.heading)
+        list_id = page.rsplit("/", 1)[1]
         sections: list[dict[str, Any]] = []
         for table in (b for b in node.blocks if isinstance(b, MdTable)):
             block = self.block(table, table.header[0].text if table.header else node.heading, "", list_id)
@@ -445,8 +485,11 @@ class Importer:
         body["sections"] = sections
         return body
 
-    def content_page(self, node: Node) -> str:
-        """A hand-written page: prose as written, tables as module tables inserted by directives."""
+    def content_page(self, node: Node, page: str) -> str:
+        """A hand-written page: prose as written, tables as module tables inserted by directives.
+
+        The module's special rules are shown once, where its first rules table was: a directive on every
+        page that had one would show every rule on each of them."""
         out = [f"# {node.heading}", ""]
 
         def walk(n: Node, level: int) -> None:
@@ -458,7 +501,11 @@ class Importer:
                 kind = classify(block, self.vocabulary, n.heading)
                 if kind == "rules":
                     self.special_rules(block)
-                    out.extend([f"[% special-rules {self.module_id} %]", ""])
+                    if self.rules_page is None:
+                        self.rules_page = page
+                        out.extend([f"[% special-rules {self.module_id} %]", ""])
+                    else:
+                        self.warn(block, "rules", f"these special rules are shown with the module's others, on page '{self.rules_page}'")
                     continue
                 if kind in ("model", "weapon", "upgrades"):
                     self.warn(
@@ -518,13 +565,50 @@ class Importer:
         lists: dict[str, dict[str, Any]] = {}
         contents: dict[str, str] = {}
         for node in top.children:
-            page = f"{self.module_id}/{slugify(node.heading)}"
+            name = slugify(node.heading)
+            reason = unsafe_reason(name)
+            if reason is not None:
+                self.refuse(
+                    node,
+                    "page",
+                    f"section '{node.heading}' cannot name a page: {reason}",
+                    "give the heading a few letters or digits" if not name else "shorten the heading",
+                )
+                continue
+            page = f"{self.module_id}/{self.page_names.new(name)}"
             pages.append(page)
+            self.page_lines[page] = node.line
             if self.is_list_page(node):
                 lists[page] = self.army_list(node, page)
             else:
-                contents[page] = self.content_page(node)
+                contents[page] = self.content_page(node, page)
         return pages, lists, contents
+
+    def named(self, top: Node, given: bool) -> bool:
+        """Whether the module id can name its folders; else an error at the title that gave it."""
+        reason = unsafe_reason(self.module_id)
+        if reason is None:
+            return True
+        said = f"module id '{self.module_id}'" if given else f"title '{top.heading}' gives module id '{self.module_id}', which"
+        self.refuse(top, "id", f"{said} cannot name the module's folders: {reason}", "give the module an id with --id, like --id my-module")
+        return False
+
+    def taken(self, top: Node, project: Project) -> None:
+        """An error at the title when the project has a module of this id (wherever its file is)."""
+        if self.module_id in project.modules:
+            where = project.modules[self.module_id].loc.path
+            self.refuse(top, "exists", f"module '{self.module_id}' is already in the project ({where})", _AGAIN)
+
+    def plan(self, top: Node, data: Path, content: Path) -> list[tuple[Path, str, int]]:
+        """Every file the import writes: its path, its text, and the source line it comes from."""
+        pages, lists, contents = self.pages(top)
+        module = self.module(top, pages)
+        folder = data / self.module_id
+        plan = [(folder / "module.yaml", _yaml_text({"module": module}, depth=2), top.line)]
+        for page, body in lists.items():
+            plan.append((folder / f"{page.split('/', 1)[1]}.yaml", _yaml_text({"army_list": body}, depth=2), self.page_lines[page]))
+        plan.extend((content / f"{page}.md", markdown, self.page_lines[page]) for page, markdown in contents.items())
+        return plan
 
     def module(self, top: Node, pages: list[str]) -> dict[str, Any]:
         """The module file's body, once every page is read (rules are settled from their uses)."""
@@ -545,30 +629,89 @@ class Importer:
         return module
 
 
-def import_markdown(root: Path, source: Path, module_id: str | None = None, out: Path | None = None) -> Imported:
-    """Import `source` into the project at `root` (or `out`); returns what was written and reported."""
+def import_markdown(root: Path, source: Path, module_id: str | None = None, out: Path | None = None, force: bool = False) -> Imported:
+    """Import `source` into the project at `root` (or `out`); returns what was written and reported.
+
+    Every file is planned before any is written: when one would leave the project, has no name, or is
+    already there (without `force`), the import is refused whole and nothing on disk changes."""
     from .pages import load_project
 
+    text, unreadable = read_source(source, source.name)
+    if text is None:
+        return Imported(module_id or "", problems=unreadable, refused=True)
     loaded = load_project(root) if (root / "mkdocs.yml").is_file() else None
     project = loaded.project if loaded else None
-    top = _top(parse_markdown(source.read_text(encoding="utf-8")), source)
-    module_id = module_id or slugify(top.heading)
-    importer = Importer(source, source.name, project, module_id)
+    top = _top(parse_markdown(text), source)
+    importer = Importer(source, source.name, project, module_id or slugify(top.heading))
+    result = importer.result
     target = out or root
     data_dir, content_dir = _folders(target)
-    pages, lists, contents = importer.pages(top)
-    module = importer.module(top, pages)
-    written = importer.result.files
-    written.append(_write_yaml(target / data_dir / module_id / "module.yaml", {"module": module}, depth=2))
-    for page, body in lists.items():
-        written.append(_write_yaml(target / data_dir / module_id / f"{page.split('/', 1)[1]}.yaml", {"army_list": body}, depth=2))
-    for page, markdown in contents.items():
-        path = target / content_dir / f"{page}.md"
+    plan = importer.plan(top, target / data_dir, target / content_dir) if importer.named(top, module_id is not None) else []
+    if project is not None and not force and _same(target, root):
+        importer.taken(top, project)
+    result.problems.extend(_refusals(target, plan, source.name, force))
+    if any(p.severity is Severity.ERROR for p in result.problems):
+        result.refused = True
+        return result
+    _write(plan, result)
+    measure(target, data_dir, importer.module_id, result)
+    return result
+
+
+def _write(plan: list[tuple[Path, str, int]], result: Imported) -> None:
+    """Write the planned files, noting those that were there before (with `--force`)."""
+    for path, body, _ in plan:
+        if path.exists():
+            result.replaced.append(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(markdown, encoding="utf-8")
-        written.append(path)
-    measure(target, data_dir, module_id, importer.result)
-    return importer.result
+        path.write_text(body, encoding="utf-8")
+        result.files.append(path)
+
+
+#: What to do when an import would replace what is there.
+_AGAIN = "give the new module another id with --id, or pass --force to replace the files it writes"
+#: A character no Markdown text holds: a file with one is binary, or not text of this kind.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def read_source(source: Path, rel: str) -> tuple[str | None, list[Problem]]:
+    """The Markdown as text, or one located error: a binary file, or text in another encoding than UTF-8,
+    is not read (a byte order mark is dropped)."""
+    raw = source.read_bytes()
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        what = f"byte 0x{raw[exc.start]:02x} is not valid UTF-8"
+        return None, [error(Location(rel, line, column), "encoding", what, "save the file as UTF-8 Markdown text")]
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        what = f"control character U+{ord(bad[0]):04X}: this is not Markdown text"
+        hint = "a binary file cannot be imported; give the module's Markdown file"
+        return None, [error(Location(rel, *position(text, bad.start())), "encoding", what, hint)]
+    return text, []
+
+
+def _same(one: Path, other: Path) -> bool:
+    return one.resolve() == other.resolve()
+
+
+def _refusals(target: Path, plan: list[tuple[Path, str, int]], rel: str, force: bool) -> list[Problem]:
+    """An error for each planned file that would be written outside the project (a folder or file that is a
+    link leading out, a data folder set outside), or over a file already there without `force`."""
+    inside = target.resolve()
+    found = []
+    for path, _, line in plan:
+        shown = path.relative_to(target).as_posix() if path.is_relative_to(target) else str(path)
+        if not path.resolve().is_relative_to(inside):
+            found.append(error(Location(rel, line, 1), "import-path", f"{shown} would be written outside the project", _OUTSIDE))
+        elif path.exists() and not force:
+            found.append(error(Location(rel, line, 1), "import-exists", f"{shown} is already there; importing would replace it", _AGAIN))
+    return found
+
+
+_OUTSIDE = "the data or content folder, or a folder in it, leads out of the project (a link, or a folder set outside in mkdocs.yml)"
 
 
 def _top(tree: Node, source: Path) -> Node:
@@ -589,6 +732,7 @@ def measure(root: Path, data_dir: str, module_id: str, result: Imported) -> None
     loaded = load_project(root, data_dir, _folders(root)[1])
     errors = sum(1 for p in loaded.problems if p.severity.value == "error")
     result.check = (errors, len(loaded.problems) - errors)
+    result.check_problems = list(loaded.problems)
     project = loaded.project
     if project is None or module_id not in project.modules:
         return
@@ -616,12 +760,13 @@ def _block_starts(project: Project, module_id: str) -> dict[str, list[int]]:
 
 def _blocks_hit(problems: list[Problem], starts: dict[str, list[int]]) -> set[tuple[str, int]]:
     """The blocks (file, first line) these problems point into: the last block starting at or above each."""
+    ordered = {path: sorted(lines) for path, lines in starts.items()}  # once: a large module has thousands of each
     hit: set[tuple[str, int]] = set()
     for problem in problems:
-        lines = sorted(starts.get(problem.location.path, []))
-        owner = max((line for line in lines if line <= problem.location.line), default=None)
-        if owner is not None:
-            hit.add((problem.location.path, owner))
+        lines = ordered.get(problem.location.path, [])
+        at = bisect.bisect_right(lines, problem.location.line)
+        if at:
+            hit.add((problem.location.path, lines[at - 1]))
     return hit
 
 
@@ -635,8 +780,9 @@ class Flow(dict[str, Any]):
     """A mapping written on one line, as designers write profiles: {mov: 6", skl: 4+}."""
 
 
-class _Dumper(yaml.SafeDumper):
-    """YAML as a designer writes it: prose as literal blocks, profiles on one line."""
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """YAML as a designer writes it: prose as literal blocks, profiles on one line. LibYAML's emitter where
+    PyYAML has it: the pure-Python one was most of the time a large import took."""
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
@@ -652,11 +798,8 @@ _Dumper.add_multi_representer(str, _str)  # also the loader's LocStr, which carr
 _Dumper.add_representer(Flow, _flow)
 
 
-def _write_yaml(path: Path, body: dict[str, Any], depth: int) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _yaml_text(body: dict[str, Any], depth: int) -> str:
+    """A data file's text, with the schema line editors read (`depth` folders below the project root)."""
     schema = "../" * depth + "schema/data.schema.json"
     text = yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    path.write_text(
-        f"# yaml-language-server: $schema={schema}\n# Imported by `cadence import`: check it, then edit freely.\n{text}", encoding="utf-8"
-    )
-    return path
+    return f"# yaml-language-server: $schema={schema}\n# Imported by `cadence import`: check it, then edit freely.\n{text}"
