@@ -39,8 +39,10 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCES = Path(__file__).resolve().parents[2] / "shared" / "sources"
-SITE_SOURCES = SOURCES / "cadence-site"
+#: The public site's pages, shipped with the tests so they run from any checkout.
+SITE_SOURCES = Path(__file__).resolve().parent / "fixtures" / "sources" / "cadence-site"
+#: The read-only original beside a clone (the developers' and CI's machines), which the shipped copy must equal.
+SHARED_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "sources" / "cadence-site"
 SEARCH_INDEX = SITE_SOURCES / "search_index.json"
 EXTRACTOR = REPO / "tests" / "tools" / "extract_source_rows.py"
 FIXTURE = REPO / "tests" / "fixtures" / "source_rows.json"
@@ -72,7 +74,7 @@ def sources() -> Path:
     if not SITE_SOURCES.is_dir() or not SEARCH_INDEX.is_file():
         pytest.fail(
             f"The Cadence site sources are missing: expected {SITE_SOURCES} (with search_index.json). "
-            "They live next to the repository, in ../shared/sources/cadence-site; the fidelity of every "
+            "They ship with the tests (tests/fixtures/sources/cadence-site); the fidelity of every "
             "published figure cannot be checked without them."
         )
     return SITE_SOURCES
@@ -533,6 +535,17 @@ def _compare_cells(
 # --------------------------------------------------------------------------------------------
 # Tests
 # --------------------------------------------------------------------------------------------
+
+
+def test_the_shipped_sources_are_the_published_site(sources: Path) -> None:
+    """The copy the tests read is the published site, file for file, wherever the original lies beside the clone
+    (as on every developer's machine and in CI); a clone elsewhere reads the copy alone."""
+    shipped = {str(p.relative_to(sources)): p.read_bytes() for p in sources.rglob("*") if p.is_file() and p.name != "README.md"}
+    assert len(shipped) >= 60, "the copy holds every page of the site"
+    if SHARED_SOURCES.is_dir():
+        original = {str(p.relative_to(SHARED_SOURCES)): p.read_bytes() for p in SHARED_SOURCES.rglob("*") if p.is_file()}
+        assert sorted(shipped) == sorted(original)
+        assert [page for page in original if shipped[page] != original[page]] == []
 
 
 def test_source_rows_fixture_is_current(extractor: ModuleType, source_rows: dict[str, Any]) -> None:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 TESTS = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCES = Path(__file__).resolve().parents[3] / "shared" / "sources" / "cadence-site"
+DEFAULT_SOURCES = Path(__file__).resolve().parents[1] / "fixtures" / "sources" / "cadence-site"
 DEFAULT_OUTPUT = TESTS / "fixtures" / "source_rows.json"
 
 
