@@ -33,6 +33,7 @@ import contextlib
 import hashlib
 import marshal
 import os
+import re
 import shutil
 import stat
 import sys
@@ -393,6 +394,10 @@ def project_digest(root: Path, data_dir: str, content_dir: str, whole: Sequence[
     folders = [(data_dir, True), (content_dir, content_dir in whole), *((f, True) for f in whole if f not in (data_dir, content_dir))]
     try:
         digest.update(b"mkdocs\0" + file_digest(os.path.join(top, "mkdocs.yml")))
+        targets = folder_targets(top)
+        if targets is None:
+            return None
+        digest.update(targets)
         for folder, hash_all in folders:
             path = os.path.realpath(os.path.join(top, folder))
             if path != top and not path.startswith(top + os.sep):
@@ -403,6 +408,34 @@ def project_digest(root: Path, data_dir: str, content_dir: str, whole: Sequence[
     except (_Outside, OSError):
         return None
     return digest.hexdigest()
+
+
+#: The settings of mkdocs.yml that name a folder, and the folder each means when it is not written.
+FOLDER_SETTINGS = {b"docs_dir": "docs", b"data_dir": "data", b"site_dir": "site", b"custom_dir": "", b"templates_dir": ""}
+#: One such setting and its value, in block or flow style (`theme: {custom_dir: overrides}`), quoted or plain.
+_FOLDER_SETTING = re.compile(
+    rb"""(?:^|[\s{,])(docs_dir|data_dir|site_dir|custom_dir|templates_dir)[ \t]*:[ \t]*"""
+    rb"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s,{}\[\]#][^\n,{}#]*))?""",
+    re.M,
+)
+
+
+def folder_targets(top: str) -> bytes | None:
+    """Where each folder mkdocs.yml names (or means by default) leads once its links are followed: the check
+    warns of one that leads outside the project, which a symbolic link can do while mkdocs.yml stays the same.
+    Read from the file's lines without the YAML parser; None (no answer kept) for a value it cannot take as a
+    plain path (a tag, an alias, a block scalar)."""
+    with open(os.path.join(top, "mkdocs.yml"), "rb") as file:
+        text = file.read()
+    written: list[tuple[bytes, str]] = [(name, folder) for name, folder in FOLDER_SETTINGS.items() if folder]
+    for found in _FOLDER_SETTING.finditer(text):
+        value = next((part for part in found.groups()[1:] if part is not None), b"").strip()
+        if value[:1] in (b"!", b"*", b"&", b"|", b">"):
+            return None
+        if value:
+            written.append((found.group(1), value.decode("utf-8", "surrogateescape")))
+    where = [f"{name.decode()}\0{folder}\0{os.path.realpath(os.path.join(top, folder))}" for name, folder in written]
+    return ("\0targets\0" + "\0".join(where)).encode("utf-8", "surrogateescape")
 
 
 class ProjectMemo:

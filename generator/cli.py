@@ -63,7 +63,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             if answer[0]:
                 print(answer[0])
             return int(answer[1])
-    data_dir, content_dir = _data_dir(root)
+    from .project_config import read_folders
+
+    data_dir, content_dir = read_folders(root, follow_outside_links=args.follow_outside_links)
     if memo is not None:
         memo.start(data_dir, content_dir)
     from .loader import collector_paused

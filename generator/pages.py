@@ -18,6 +18,7 @@ from . import cache
 from .cache import Digests, read_digests
 from .catalogue import Project, collect_records, link_records
 from .checks import read_words, run_checks
+from .checks.engine_config import review_config
 from .layout import ABOUT_FOLDER, SiteMap, landing_pages
 from .layout import generated_paths as generated_paths
 from .loader import collector_paused, project_files, read_text
@@ -112,6 +113,8 @@ def load_project(
         words, unread = read_words(root / data_dir / "words.txt", f"{data_dir}/words.txt")
         problems.extend(unread)
         problems.extend(_check(resolved, words, root if check_patches else None, (data_dir, content_dir), checked, digests))
+    elif check_patches:  # the registry's review of mkdocs.yml reads no data: a broken config is shown with broken data
+        problems.extend(review_config(root))
     problems = _missing_folders_at_settings(root, problems, data_dir, content_dir)
     if check_patches:  # else the texts checked are the errata's published ones, not those in the files
         problems = pinpoint(root, problems)

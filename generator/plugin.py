@@ -18,7 +18,8 @@ from mkdocs.structure.pages import Page
 from . import postbuild
 from .config import RulesConfig
 from .pages import Generated, Loaded, navigation
-from .problems import Problem, Severity
+from .problems import DataError, Location, Problem, Severity, error
+from .project_config import CONFIG_FILE, read_folders
 from .report import summary
 from .serve_errors import error_pages, wait_until_stable
 from .staging import (
@@ -77,7 +78,7 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         if config.strict:
             _count_warnings_when_quiet()
         root = self._root(config)
-        content_dir = Path(config.docs_dir).resolve().relative_to(root.resolve()).as_posix()
+        content_dir = self._content_dir(root, config)
         if self.serving:  # read nothing an editor is still writing
             wait_until_stable([root / self.config.data_dir, root / content_dir])
         self.broken = None
@@ -103,6 +104,21 @@ class RulesPlugin(BasePlugin[RulesConfig]):
         if theme not in config.theme.dirs:  # after the project's custom_dir, which may replace these templates
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, theme)
         return config
+
+    def _content_dir(self, root: Path, config: MkDocsConfig) -> str:
+        """The content folder relative to the project, once `read_folders` has found the data and content
+        folders inside it (as `cadence check` does): one located line each, never a traceback."""
+        try:
+            read_folders(root, follow_outside_links=self.config.follow_outside_links)
+        except DataError as exc:
+            raise PluginError("\n".join(str(problem) for problem in exc.problems)) from exc
+        content_dir = os.path.relpath(config.docs_dir, root)  # through a followed link, not resolving it
+        if content_dir == os.pardir or content_dir.startswith(os.pardir + os.sep):  # set where read_folders does not look (INHERIT)
+            message = f"the content folder '{config.docs_dir}' is outside the project"
+            raise PluginError(
+                str(error(Location(CONFIG_FILE, 1, 1), "outside-path", message, f"keep it inside the folder of {CONFIG_FILE}"))
+            )
+        return Path(content_dir).as_posix()
 
     def _stop_or_show(self, exc: StagingError) -> None:
         """Data errors stop a build; while serving they become a site whose every page shows them."""

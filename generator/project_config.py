@@ -80,14 +80,16 @@ def rules_options(config: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def read_folders(root: Path) -> tuple[str, str]:
+def read_folders(root: Path, *, follow_outside_links: bool = False) -> tuple[str, str]:
     """The data and content folders, relative to the project root. A folder outside the project raises
     `DataError` (one located error each): the check and the build read and publish every file in them as
-    the project's own, and a pull request that moves one out shows none of what it reads."""
+    the project's own, and a pull request that moves one out shows none of what it reads.
+    `follow_outside_links`: `cadence --follow-outside-links` (the plugin option, and the variable the
+    command sets for the processes it starts, count as well)."""
     config = load_config(root, _ConfigLoader)
     options = rules_options(config)
     content, data = content_folder(config), str(options.get("data_dir", "data"))
-    follow = options.get("follow_outside_links") is True or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
+    follow = follow_outside_links or options.get("follow_outside_links") is True or os.environ.get(FOLLOW_OUTSIDE_LINKS) == "1"
     tree: yaml.MappingNode | None = None
     refused: list[Problem] = []
     for keys, what, folder in ((("docs_dir",), "content", content), (("plugins", PLUGIN_NAME, "data_dir"), "data", data)):
@@ -97,7 +99,7 @@ def read_folders(root: Path) -> tuple[str, str]:
             found = setting(tree, *keys)
             hint = "keep the project's data and content folders inside the folder of mkdocs.yml"
             if where.startswith("a symbolic link"):
-                hint += ", or write `follow_outside_links: true` under the rules plugin to follow it"
+                hint += ", or follow it with --follow-outside-links or with `follow_outside_links: true` under the rules plugin"
             at = node_at(found[0]) if found else Location(CONFIG_FILE, 1, 1)
             refused.append(error(at, "outside-path", f"the {what} folder '{folder}' is {where}", hint))
     if refused:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import MINI, REPO, copy_project
+from .conftest import MINI, REPO, copy_project, mkdocs_build
 
 EXIT_CLEAN, EXIT_PROBLEMS = 0, 1
 FONT_LINE = "  font: false  # system fonts: no page asks a font host for anything\n"
@@ -160,3 +160,67 @@ def test_every_config_the_repository_offers_keeps_fonts_off(config: str) -> None
     """Material links Google Fonts from every page unless `theme.font` is false (the browser test sees the requests)."""
     text = _readme_config() if config == "README.md" else (REPO / config).read_text(encoding="utf-8")
     assert yaml.safe_load(text)["theme"]["font"] is False
+
+
+def test_plain_mkdocs_build_with_a_content_folder_outside_stops_on_one_located_line(tmp_path: Path) -> None:
+    """The plugin reads the folders as `cadence check` does: an absolute docs_dir outside is the same error, no traceback."""
+    project = copy_project(MINI, tmp_path / "mini")
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(MINI / "content", outside)
+    edit_config(project, "docs_dir: content", f"docs_dir: {outside}")
+    result = mkdocs_build(project, tmp_path / "site")
+    assert result.returncode != EXIT_CLEAN and "Traceback" not in result.stderr, result.stderr
+    expected = f"mkdocs.yml:2:1: error[outside-path]: the content folder '{outside}' is outside the project (hint: keep"
+    assert expected in result.stderr, result.stderr
+
+
+def test_plain_mkdocs_build_follows_a_linked_content_folder_when_the_plugin_says_so(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    (project / "content").rename(tmp_path / "shared-content")
+    (project / "content").symlink_to(tmp_path / "shared-content", target_is_directory=True)
+    edit_config(project, "  - rules\n", "  - rules:\n      follow_outside_links: true\n")
+    result = mkdocs_build(project, tmp_path / "site")
+    assert result.returncode == EXIT_CLEAN and "Traceback" not in result.stderr, result.stderr
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_a_hook_is_warned_of_even_when_the_data_has_errors(tmp_path: Path) -> None:
+    """The review of mkdocs.yml does not depend on the data: a pull request that breaks both shows both at once."""
+    project = copy_project(MINI, tmp_path / "mini")
+    module = project / "data" / "core" / "module.yaml"
+    module.write_text(module.read_text(encoding="utf-8") + "broken: [unclosed\n", encoding="utf-8")
+    edit_config(project, "use_directory_urls: false\n", "use_directory_urls: false\nhooks:\n  - hooks/publish.py\n")
+    result = check(project)
+    assert result.returncode == EXIT_PROBLEMS and "Traceback" not in result.stderr, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if "error[yaml]" in line and line.startswith("data/core/module.yaml:")], lines
+    assert "mkdocs.yml:5:5: warning[config-hook]: mkdocs.yml runs the hook 'hooks/publish.py'" in result.stdout, lines
+    assert lines[-1].startswith("1 error, 1 warning; names, links"), lines  # the checks across files still wait for the data
+
+
+def test_the_follow_outside_links_flag_reaches_the_folder_check(tmp_path: Path) -> None:
+    project = copy_project(MINI, tmp_path / "mini")
+    (project / "content").rename(tmp_path / "shared-content")
+    (project / "content").symlink_to(tmp_path / "shared-content", target_is_directory=True)
+    refused = check(project)
+    assert refused.returncode == EXIT_PROBLEMS, refused.stdout + refused.stderr
+    hint = refused.stdout.splitlines()[0].split(" (hint: ")[1]
+    assert "--follow-outside-links" in hint and "follow_outside_links: true" in hint, hint
+    followed = check(project, "--follow-outside-links")
+    assert (followed.returncode, followed.stdout.strip()) == (EXIT_CLEAN, "no problems found"), followed.stdout + followed.stderr
+
+
+def test_a_theme_folder_linked_outside_later_is_warned_of_with_the_cache_on(tmp_path: Path) -> None:
+    """mkdocs.yml stays byte for byte the same; only where its `custom_dir` leads changes: the cached answer must not hold."""
+    project = copy_project(MINI, tmp_path / "mini")
+    edit_config(project, "  name: material\n", "  name: material\n  custom_dir: overrides\n")
+    (project / "overrides").mkdir()
+    first = check(project)
+    assert (first.returncode, first.stdout.strip()) == (EXIT_CLEAN, "no problems found"), first.stdout + first.stderr
+    (project / "overrides").rmdir()
+    (tmp_path / "theme").mkdir()
+    (project / "overrides").symlink_to(tmp_path / "theme", target_is_directory=True)
+    second = check(project)
+    assert second.stdout.startswith(
+        "mkdocs.yml:6:3: warning[outside-path]: theme.custom_dir 'overrides' is a symbolic link that leads outside the project"
+    ), second.stdout

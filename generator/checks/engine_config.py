@@ -60,11 +60,17 @@ BOOL_TAG = "tag:yaml.org,2002:bool"
 
 
 def check_engine_config(run: CheckRun) -> list[Problem]:
-    """Every setting of mkdocs.yml that runs code at build, leaves the project or makes pages call another host."""
-    tree = config_tree(run.root) if run.root is not None else None
-    if run.root is None or tree is None:
+    """The registered check: `review_config` of the project (nothing without its folder)."""
+    return review_config(run.root) if run.root is not None else []
+
+
+def review_config(root: Path) -> list[Problem]:
+    """Every setting of mkdocs.yml that runs code at build, leaves the project or makes pages call another host.
+    It reads no data: `load_project` runs it also when the data has errors and the other checks wait."""
+    tree = config_tree(root)
+    if tree is None:
         return []
-    return [*hooks(tree), *plugins(tree), *extensions(tree), *tags(tree), *outside_paths(run.root, tree), *outside_requests(tree)]
+    return [*hooks(tree), *plugins(tree), *extensions(tree), *tags(tree), *outside_paths(root, tree), *outside_requests(tree)]
 
 
 def hooks(tree: yaml.MappingNode) -> Iterator[Problem]:
@@ -177,4 +183,4 @@ def _listed(names: frozenset[str]) -> str:
     return " and ".join(sorted(names))
 
 
-__all__ = ["CODES", "check_engine_config"]
+__all__ = ["CODES", "check_engine_config", "review_config"]
