@@ -40,11 +40,11 @@ def _project_root(path: str | None) -> Path:
     return Path(path or ".").resolve()
 
 
-def _data_dir(root: Path) -> tuple[str, str]:
+def _data_dir(root: Path, follow_outside_links: bool = False) -> tuple[str, str]:
     """The data and content folders named in the project's mkdocs.yml, or the defaults."""
     from .project_config import read_folders
 
-    return read_folders(root)
+    return read_folders(root, follow_outside_links=follow_outside_links)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -346,7 +346,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not (root / "mkdocs.yml").is_file():
         print(f"cadence: no mkdocs.yml in {root}; run this in a rules project", file=sys.stderr)
         return EXIT_USAGE
-    _data_dir(root)  # a mkdocs.yml that cannot be read as settings is told here (DataError), not in the staging step
+    _data_dir(
+        root, args.follow_outside_links
+    )  # a mkdocs.yml that cannot be read as settings is told here (DataError), not in the staging step
     out = (root / args.site_dir).resolve() if not Path(args.site_dir).is_absolute() else Path(args.site_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     recover_output(out)

@@ -224,3 +224,18 @@ def test_a_theme_folder_linked_outside_later_is_warned_of_with_the_cache_on(tmp_
     assert second.stdout.startswith(
         "mkdocs.yml:6:3: warning[outside-path]: theme.custom_dir 'overrides' is a symbolic link that leads outside the project"
     ), second.stdout
+
+
+def test_cadence_build_follows_a_linked_content_folder_with_the_flag(tmp_path: Path) -> None:
+    """What `check --follow-outside-links` passes, `build --follow-outside-links` builds: the build's own reading of
+    the folders takes the flag too (it refused the link before staging began)."""
+    project = copy_project(MINI, tmp_path / "mini")
+    (project / "content").rename(tmp_path / "shared-content")
+    (project / "content").symlink_to(tmp_path / "shared-content", target_is_directory=True)
+    command = [sys.executable, "-m", "generator.cli", "-C", str(project), "build", "--quiet"]
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert refused.returncode != EXIT_CLEAN and "outside-path" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    assert "Traceback" not in refused.stderr
+    built = subprocess.run([*command, "--follow-outside-links"], capture_output=True, text=True, timeout=600)
+    assert built.returncode == EXIT_CLEAN, built.stdout + built.stderr
+    assert (project / "site" / "index.html").is_file()
