@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import Browsing
+from .conftest import Browsing, PageProblems
 from .test_builder import PHONE_390, click_legal_army
 from .test_search import open_search, open_zensical_search
 from .test_site import ARMY_LIST, HEAVY_ARMOUR_TEXT, open_page, rule_link_in_row
@@ -28,6 +28,14 @@ document.addEventListener("securitypolicyviolation", event => window.__violation
 ENGINES = {"mkdocs": "site", "zensical": "zensical"}
 
 
+def _watched(request: pytest.FixtureRequest, engine: str, offline: bool = False) -> tuple[Browsing, Page, PageProblems]:
+    """The engine's site, and a watched page on it that records every violation (`offline`: with its worker)."""
+    site: Browsing = request.getfixturevalue(ENGINES[engine])
+    page, problems = site.new_page(offline=offline)
+    page.context.add_init_script(_WATCH_VIOLATIONS)
+    return site, page, problems
+
+
 def _violations(page: Page) -> list[str]:
     return list(page.evaluate("window.__violations || []"))
 
@@ -39,9 +47,7 @@ def _policy(page: Page) -> str:
 @pytest.mark.browser
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_every_page_loads_under_the_policy_with_no_violation(engine: str, site_dir: Path, request: pytest.FixtureRequest) -> None:
-    site: Browsing = request.getfixturevalue(ENGINES[engine])
-    page, problems = site.new_page(offline=False)
-    page.context.add_init_script(_WATCH_VIOLATIONS)
+    site, page, problems = _watched(request, engine)
     paths = sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html"))
     found: dict[str, list[str]] = {}
     for path in paths:
@@ -59,9 +65,7 @@ def test_every_page_loads_under_the_policy_with_no_violation(engine: str, site_d
 @pytest.mark.browser
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_search_pop_ups_and_the_builder_work_under_the_policy(engine: str, request: pytest.FixtureRequest) -> None:
-    site: Browsing = request.getfixturevalue(ENGINES[engine])
-    page, problems = site.new_page(offline=False)
-    page.context.add_init_script(_WATCH_VIOLATIONS)
+    site, page, problems = _watched(request, engine)
     # Search: the engine's worker loads its index and answers.
     (open_search if engine == "mkdocs" else open_zensical_search)(page, site.url("index.html"))
     assert _policy(page) and _violations(page) == []
@@ -85,9 +89,7 @@ def test_search_pop_ups_and_the_builder_work_under_the_policy(engine: str, reque
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_offline_reading_works_under_the_policy(engine: str, request: pytest.FixtureRequest) -> None:
     """The service worker registers under the policy (worker-src) and serves pages with the network off."""
-    site: Browsing = request.getfixturevalue(ENGINES[engine])
-    page, problems = site.new_page()
-    page.context.add_init_script(_WATCH_VIOLATIONS)
+    site, page, problems = _watched(request, engine, offline=True)
     page.goto(site.url("index.html"), wait_until="load")
     assert page.evaluate("navigator.serviceWorker.ready.then(registration => Boolean(registration.active))") is True
     page.context.set_offline(True)
@@ -108,9 +110,7 @@ _INJECT = """() => {
 @pytest.mark.browser
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_an_injected_handler_or_script_link_is_blocked_and_reported(engine: str, request: pytest.FixtureRequest) -> None:
-    site: Browsing = request.getfixturevalue(ENGINES[engine])
-    page, problems = site.new_page(offline=False)
-    page.context.add_init_script(_WATCH_VIOLATIONS)
+    site, page, problems = _watched(request, engine)
     page.goto(site.url("index.html"), wait_until="load")
     page.evaluate(_INJECT)
     page.wait_for_function("window.__violations.length >= 1")
