@@ -177,7 +177,10 @@ class RulesPlugin(BasePlugin[RulesConfig]):
             return
         assert self.loaded is not None and self.generated is not None
         try:
-            postbuild.run(Path(config.site_dir), postbuild.BuildContext(self._root(config), "mkdocs", self.loaded, self.generated))
+            postbuild.run(
+                Path(config.site_dir),
+                postbuild.BuildContext(self._root(config), "mkdocs", self.loaded, self.generated, serving=self.serving),
+            )
         except postbuild.PostBuildError as exc:
             raise PluginError(str(exc)) from exc
 

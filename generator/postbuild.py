@@ -39,8 +39,12 @@ class BuildContext:
         *,
         follow_outside_links: bool = False,
         search_file: Path | None = None,
+        serving: bool = False,
     ) -> None:
         self.root, self.engine, self.follow_outside_links = root, engine, follow_outside_links
+        #: A preview the engine serves (`mkdocs serve`): its live reload is an inline script, so the
+        #: Content-Security-Policy stays off (`secure_pages`).
+        self.serving = serving
         self._loaded, self._generated = loaded, generated
         self._search_file = search_file
 
@@ -109,6 +113,24 @@ def merge_search(site_dir: Path, search: SearchData) -> None:
     install_ranking(site_dir)
 
 
+def secure_pages(site_dir: Path, context: BuildContext) -> None:
+    """Every built page made safe as a browser reads it (`final_html`): a hand-written page's article through
+    the allow-list sanitiser, no page with an event handler or a URL of a scheme that runs, and the theme's
+    Content-Security-Policy switched on (but while serving)."""
+    from .final_html import clean_content_page, content_page_files, strip_unsafe_urls, with_policy
+
+    content = set(content_page_files(context.root, site_dir))
+    for path in sorted(site_dir.rglob("*.html")):
+        try:
+            page = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PostBuildError(f"{path}: cannot read the built page ({exc})") from exc
+        secured, _ = strip_unsafe_urls(clean_content_page(page) if path in content else page)
+        secured = secured if context.serving else with_policy(secured)
+        if secured != page:
+            path.write_text(secured, encoding="utf-8")
+
+
 def add_service_worker(site_dir: Path, context: BuildContext) -> None:
     """The offline service worker, over every built file (so it is last: it hashes the finished site)."""
     from .offline import write_service_worker
@@ -117,7 +139,7 @@ def add_service_worker(site_dir: Path, context: BuildContext) -> None:
 
 
 #: The steps, in order: list a new step here, beside the others.
-STEPS: list[PostBuildStep] = [add_search_entries, add_service_worker]
+STEPS: list[PostBuildStep] = [add_search_entries, secure_pages, add_service_worker]
 
 
 def run(site_dir: Path, context: BuildContext) -> None:

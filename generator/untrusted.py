@@ -43,10 +43,33 @@ _URL_IGNORED = re.compile(r"[\x00-\x20\x7f]")  # browsers drop these inside a UR
 
 
 def url_allowed(url: str) -> bool:
-    """Whether a browser would read this URL as relative or with an allowed scheme."""
+    """Whether a browser would read this URL as relative or with an allowed scheme.
+
+    Read from Markdown or raw HTML, with its entities still written: every space and control character is
+    dropped, more than a browser drops (it keeps a space inside `java script:`), so what passes here passes
+    there too."""
     bare = _URL_IGNORED.sub("", html.unescape(url))
     scheme = _SCHEME.match(bare)
     return scheme is None or scheme.group(1).lower() in URL_SCHEMES
+
+
+#: What the URL standard strips before it reads a scheme: C0 controls and spaces at either end, and every
+#: ASCII tab and newline anywhere (`java&#10;script:` is `javascript:`).
+_URL_EDGES = "".join(map(chr, range(0x21)))
+_URL_TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
+
+
+def browser_url(value: str, *, decoded: bool = False) -> str:
+    """An attribute's value, as written in the HTML (`decoded`: with its entities already decoded), read as a
+    browser reads the URL in it: entities decoded, C0 controls and spaces stripped from its ends, and tabs and
+    newlines removed."""
+    return _URL_TAB_OR_NEWLINE.sub("", (value if decoded else html.unescape(value)).strip(_URL_EDGES))
+
+
+def url_scheme(url: str) -> str | None:
+    """The scheme of a URL already read as a browser reads it (`browser_url`), lower case; None for a relative URL."""
+    scheme = _SCHEME.match(url)
+    return scheme.group(1).lower() if scheme else None
 
 
 #: A plain web address, the only form an outside link written as a bare field (a licence's) may take: one

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -288,6 +291,70 @@ def hostile_project(batch: tuple[str, ...], fields: set[str], dest: Path) -> Hos
     return Hostile(dest, batch, fields)
 
 
+#: Links whose scheme a line break, a tab, a control character or an entity splits, in a content page: Markdown
+#: keeps it in the address, and a browser drops it, so a click runs the script (issue #40).
+CONTENT_LINKS: dict[str, str] = {
+    "line feed": "[Click me](java\nscript:window.__pwned=1)",
+    "line feed before the colon": "[colon](javascript\n:window.__pwned=1)",
+    "carriage return": "[cr](java\rscript:window.__pwned=1)",
+    "CR LF, mixed case": "[crlf](JaVa\r\nScRiPt:window.__pwned=1)",
+    "tab": "[tab](java\tscript:window.__pwned=1)",
+    "newline entity": "[entity](java&#10;script:window.__pwned=1)",
+    "named newline entity": "[named](java&NewLine;script:window.__pwned=1)",
+    "tab entity": "[tab entity](java&Tab;script:window.__pwned=1)",
+    "colon entity": "[colon entity](javascript&colon;window.__pwned=1)",
+    "control character before": "[control](&#1;&#32;javascript:window.__pwned=1)",
+    "image": "![image](java\nscript:window.__pwned=1)",
+    "angle brackets": "[angle](<java\nscript:window.__pwned=1>)",
+    "with a title": '[title](java\nscript:window.__pwned=1 "a title")',
+    "raw HTML": '<a href="java\nscript:window.__pwned=1">raw</a>',
+}
+
+
+def with_content_payload(base: RawProject, payload: str) -> RawProject:
+    """A copy with `payload` at the end of every content page, after a blank line."""
+    project = copy.deepcopy(base)
+    project.content = {path: f"{text.rstrip()}\n\n{payload}\n" for path, text in project.content.items()}
+    return project
+
+
+def content_payload() -> str:
+    """Every hostile content link, each a paragraph of its own, then every data payload but our directives (a
+    content page's own syntax: it shows the same rules twice)."""
+    return "\n\n".join([*CONTENT_LINKS.values(), *(text for name, text in PAYLOADS.items() if name != "directive")])
+
+
+#: Runs `cadence` or `mkdocs` (argv after the script) with the checks that refuse a hostile content page switched
+#: off (its markup; its links, which read `java&Tab;script:` as a missing page), so the sanitiser behind them (the
+#: post-build over the final HTML) is what a test sees.
+_UNCHECKED = """
+import sys
+import generator.checks as checks
+from generator.checks.content_safety import check_content_markup
+from generator.checks.links import check_page_links
+checks.CHECKS = tuple(check for check in checks.CHECKS if check.run not in (check_content_markup, check_page_links))
+tool, argv = sys.argv[1], sys.argv[2:]
+if tool == "mkdocs":
+    from mkdocs.__main__ import cli
+    cli(argv)
+else:
+    from generator.cli import main
+    sys.exit(main(argv))
+"""
+
+
+def unchecked_build(project: Path, site: Path, engine: str) -> subprocess.CompletedProcess[str]:
+    """A real build of the project with the content pages' safety check off: `mkdocs build` (the plugin) for
+    MkDocs, `cadence build --engine zensical` for Zensical. Nothing is cached: the check's memo would bring
+    back its problems."""
+    if engine == "mkdocs":
+        command = [sys.executable, "-c", _UNCHECKED, "mkdocs", "build", "--site-dir", str(site)]
+    else:
+        command = [sys.executable, "-c", _UNCHECKED, "cadence", "-C", str(project), "build", "--site-dir", str(site), "--engine", engine]
+    env = {**os.environ, "CADENCE_NO_CACHE": "1", "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env, timeout=600)
+
+
 def all_payloads() -> str:
     """Every payload in one text: the fields that accept this accept each of them."""
     return "\n\n".join(PAYLOADS.values())
@@ -295,9 +362,11 @@ def all_payloads() -> str:
 
 # --- what the built site contains ---------------------------------------------------------------
 
-URL_ATTRIBUTES = ("href", "src", "action", "formaction", "data", "xlink:href", "poster", "background")
+URL_ATTRIBUTES = ("href", "src", "action", "formaction", "data", "xlink:href", "poster", "background", "srcset", "imagesrcset", "ping")
 FOREIGN = ("iframe", "object", "embed", "form", "frame", "frameset", "base", "meta")
-_IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f]")
+#: What the URL standard strips before it reads a scheme: C0 controls and spaces at the ends, tabs and newlines anywhere.
+_URL_EDGES = "".join(map(chr, range(0x21)))
+_TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
 
 
 @dataclass
@@ -329,9 +398,13 @@ def elements(markup: str) -> list[Element]:
 
 
 def script_url(value: str) -> bool:
-    """Whether a URL runs code or loads inline content, read as a browser reads it."""
-    bare = _IGNORED_IN_URL.sub("", value).lower()
-    return bare.startswith(("javascript:", "vbscript:", "data:"))
+    """Whether a URL (an attribute's value as html.parser gives it: entities decoded) runs code or loads inline
+    content, read as the URL standard reads it; each URL of a list (`srcset`, `ping`) is read."""
+    for candidate in [value, *(part.split()[0] for part in value.split(",") if part.split())]:
+        bare = _TAB_OR_NEWLINE.sub("", candidate.strip(_URL_EDGES)).lower()
+        if bare.startswith(("javascript:", "vbscript:", "data:")):
+            return True
+    return False
 
 
 def executable(found: list[Element], allowed: list[Element]) -> list[str]:
@@ -366,7 +439,7 @@ def search_documents(site: Path) -> list[dict[str, str]]:
 
 # --- the built sites, shared by the build and browser tests -------------------------------------
 
-_SITES: dict[str, tuple[Path, list[tuple[Hostile, Path]]]] = {}
+_SITES: dict[str, Any] = {}
 
 
 def built_sites(workdir: Path) -> tuple[Path, list[tuple[Hostile, Path]]]:
@@ -401,3 +474,31 @@ def zensical_sites(mkdocs_sites: tuple[Path, list[tuple[Hostile, Path]]], workdi
         assert result.returncode == 0, result.stderr
         sites.append(site)
     return sites[0], [(hostile, site) for (hostile, _), site in zip(built, sites[1:], strict=True)]
+
+
+@dataclass
+class ContentSites:
+    """The every-field fixture with every hostile link and payload in every content page, built by each engine
+    with the content check off (`unchecked_build`), beside the clean fixture built by the same engine."""
+
+    project: Path
+    sites: dict[str, tuple[Path, Path]]  # engine: (clean site, hostile site)
+
+
+def content_sites(workdir: Path) -> ContentSites:
+    """`ContentSites`, built once a session."""
+    if "content" not in _SITES:
+        clean = RawProject.read(EVERY_FIELD)
+        hostile = with_content_payload(clean, content_payload()).write(workdir / "content-hostile")
+        clean_root = clean.write(workdir / "content-clean")
+        sites = {}
+        for engine in ("mkdocs", "zensical"):
+            pair = (workdir / f"{engine}-clean", workdir / f"{engine}-hostile")
+            for project, site in zip((clean_root, hostile), pair, strict=True):
+                result = unchecked_build(project, site, engine)
+                assert result.returncode == 0, result.stdout + result.stderr
+            sites[engine] = pair
+        _SITES["content"] = ContentSites(hostile, sites)
+    found = _SITES["content"]
+    assert isinstance(found, ContentSites)
+    return found

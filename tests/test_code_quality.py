@@ -61,6 +61,7 @@ STAGES: tuple[frozenset[str], ...] = (
     frozenset({"search"}),
     frozenset({"pages"}),
     frozenset({"staging"}),
+    frozenset({"final_html"}),
     frozenset({"postbuild"}),
     frozenset({"serve_search", "serve_hook", "serve_watch", "serve_engine"}),
     frozenset({"importer", "diff", "roster"}),

@@ -22,13 +22,16 @@ from generator.pages import load_project
 
 from .payloads import (
     BATCHES,
+    CONTENT_LINKS,
     EVERY_FIELD,
     FOREIGN,
     PAYLOADS,
     URL_ATTRIBUTES,
+    ContentSites,
     Hostile,
     RawProject,
     built_sites,
+    content_sites,
     elements,
     executable,
     script_url,
@@ -78,26 +81,69 @@ def _nothing_executable(clean: Path, built: list[tuple[Hostile, Path]]) -> None:
     """Every page of each hostile site has nothing that could run but what the clean build's page has; nor have
     the search index or the sitemap."""
     for hostile, site in built:
-        pages = sorted(site.rglob("*.html"))
-        assert len(pages) == len(list(clean.rglob("*.html")))
-        shown = 0
-        for page in pages:
-            markup = page.read_text(encoding="utf-8")
-            allowed = elements((clean / page.relative_to(site)).read_text(encoding="utf-8"))
-            problems = executable(elements(markup), allowed)
-            assert not problems, f"{hostile.payloads}: {page.relative_to(site)}: {problems}"
-            shown += markup.count("__pwned")
-        assert shown > 0, "the payloads never reached a page: the test would prove nothing"
-        documents = search_documents(site)
-        assert any("__pwned" in part for doc in documents for part in (doc["title"], doc["text"], *doc.get("path", [])))
-        for doc in documents:
-            for part in (doc["title"], doc["text"], *doc.get("path", [])):  # Zensical shows each as HTML, its path too
-                found = elements(part)
-                assert not [e for e in found if e.tag in ("script", *FOREIGN)], (doc["location"], part[:200])
-                assert not [e for e in found if any(a.startswith("on") or a == "autofocus" for a in e.attrs)], doc["location"]
-                assert not [e for e in found for a in URL_ATTRIBUTES if script_url(e.attrs.get(a, ""))], doc["location"]
-        sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
-        assert not re.search(r"(?i)(javascript|vbscript|data):", sitemap)
+        _site_runs_nothing(clean, site, str(hostile.payloads))
+
+
+def _site_runs_nothing(clean: Path, site: Path, what: str) -> int:
+    """`_nothing_executable` for one site; how many pages were read."""
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) == len(list(clean.rglob("*.html")))
+    shown = 0
+    for page in pages:
+        markup = page.read_text(encoding="utf-8")
+        allowed = elements((clean / page.relative_to(site)).read_text(encoding="utf-8"))
+        problems = executable(elements(markup), allowed)
+        assert not problems, f"{what}: {page.relative_to(site)}: {problems}"
+        shown += markup.count("__pwned")
+    assert shown > 0, "the payloads never reached a page: the test would prove nothing"
+    documents = search_documents(site)
+    assert any("__pwned" in part for doc in documents for part in (doc["title"], doc["text"], *doc.get("path", [])))
+    for doc in documents:
+        for part in (doc["title"], doc["text"], *doc.get("path", [])):  # Zensical shows each as HTML, its path too
+            found = elements(part)
+            assert not [e for e in found if e.tag in ("script", *FOREIGN)], (doc["location"], part[:200])
+            assert not [e for e in found if any(a.startswith("on") or a == "autofocus" for a in e.attrs)], doc["location"]
+            assert not [e for e in found for a in URL_ATTRIBUTES if script_url(e.attrs.get(a, ""))], doc["location"]
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert not re.search(r"(?i)(javascript|vbscript|data):", sitemap)
+    return len(pages)
+
+
+@pytest.fixture(scope="session")
+def content(tmp_path_factory: pytest.TempPathFactory) -> ContentSites:
+    return content_sites(tmp_path_factory.mktemp("content-payloads"))
+
+
+def test_the_check_reports_every_hostile_link_of_every_content_page_where_it_is(content: ContentSites) -> None:
+    """Each link of `CONTENT_LINKS`, in each content page, is an `unsafe-content` error at its address."""
+    from generator.problems import position
+
+    from .test_hostile import run_check
+
+    code, output = run_check(content.project)
+    assert code == 1
+    reported = set(re.findall(r"^(content/\S+):(\d+):(\d+): error\[unsafe-content\]", output, re.MULTILINE))
+    missed, tried = [], 0
+    for path in sorted((content.project / "content").rglob("*.md")):
+        text = path.read_bytes().decode("utf-8")
+        for name, link in CONTENT_LINKS.items():
+            address = 0 if link.startswith("<") else link.index("](") + 2
+            line, column = position(text, text.index(link) + address)
+            tried += 1
+            if (path.relative_to(content.project).as_posix(), str(line), str(column)) not in reported:
+                missed.append(f"{name}: {path.name}:{line}:{column}")
+    print(f"\ncontent pages: {tried} hostile links tried, {tried - len(missed)} reported where they are")
+    assert missed == [], output
+
+
+@pytest.mark.parametrize("engine", ["mkdocs", "zensical"])
+def test_nothing_executable_reaches_a_content_page_past_the_check(content: ContentSites, engine: str) -> None:
+    """With the check of content pages off, the sanitiser over the final HTML is all that stands between each
+    hostile link and payload in every content page and a reader: nothing that runs gets through it."""
+    clean, site = content.sites[engine]
+    pages = _site_runs_nothing(clean, site, engine)
+    links = sum(1 for page in site.rglob("*.html") for e in elements(page.read_text(encoding="utf-8")) if e.tag == "a")
+    print(f"\n{engine}: {pages} pages read, {links} links, 0 script-capable")
 
 
 def test_rule_links_and_their_tooltips_survive_the_sanitiser(sites: tuple[Path, list[tuple[Hostile, Path]]]) -> None:

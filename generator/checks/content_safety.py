@@ -30,7 +30,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..problems import Location, Problem, error, position, shortened
-from ..untrusted import ATTR_LIST, REFERENCE_DEFINITION, URL_SCHEMES, markdown_overload, url_allowed
+from ..untrusted import ATTR_LIST, REFERENCE_DEFINITION, URL_SCHEMES, browser_url, markdown_overload, url_allowed
 from .base import CheckRun
 from .front_matter import FRONT_MATTER
 from .svg_safety import check_svg
@@ -75,7 +75,11 @@ _TAG_REST = re.compile(r"""(?:"[^"]*"|'[^']*'|[^'">])*>?""")
 #: An event handler or a style anywhere in a tag, however it is written (`<img/onerror=...>`): for a tag the
 #: parser below would read otherwise than a browser.
 _HANDLER = re.compile(r"""(?:^|[\s/"'])(on[a-z]+|style|formaction|srcdoc)\s*=""", re.IGNORECASE)
-_INLINE_LINK = re.compile(r"\]\(\s*<?([^\s)>]*)")
+#: An inline link's or image's address, as far as its scheme could reach: the characters a scheme is made of, the
+#: spaces, tabs, line breaks and controls a browser drops or Markdown keeps (`java` + a line feed + `script:` is
+#: `javascript:` to a browser), and entities, but no blank line (which ends the paragraph), then what could end
+#: the scheme. Linear in the page: no ']' or '(' is inside, so one address never runs into the next.
+_INLINE_LINK = re.compile(r"\]\(\s*<?((?:(?!\n[ \t]*\n)[A-Za-z0-9+.\-\x00-\x20\x7f]|&#?[A-Za-z0-9]+;?)*[^)>\s]{0,12})")
 _REFERENCE = re.compile(REFERENCE_DEFINITION, re.MULTILINE)
 _ATTR_LIST = re.compile(ATTR_LIST)
 #: An attribute list's key=value pairs.
@@ -225,8 +229,11 @@ def _links(page: _Page) -> Iterator[Problem]:
     for pattern in (_INLINE_LINK, _REFERENCE):
         for found in pattern.finditer(page.text, page.body):
             if not url_allowed(found.group(1)):
+                written = page.text[found.start(1) : page.text.find(")", found.start(1)) % (len(page.text) + 1)]
+                read = browser_url(written)
+                also = f" (a browser reads it as '{shortened(read)}')" if shortened(read) != shortened(written) else ""
                 yield page.problem(
-                    found.start(1), f"the link to '{shortened(found.group(1))}' would run script or open data as a page", _URL_HINT
+                    found.start(1), f"the link to '{shortened(written)}'{also} would run script or open data as a page", _URL_HINT
                 )
 
 
