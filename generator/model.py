@@ -235,6 +235,9 @@ class Labels(Record):
 
     notice: str = label("notice", "Title of an army list's notice box.", "Hinweis")
     unit_cost: str = label("unit_cost", "A unit's cost line; '{cost}' and '{currency}' go in.", "Kosten der Einheit: {cost} {currency}")
+    cost_open: str = label(
+        "cost_open", "A unit's cost with no upper bound (a choice of any number of weapons); '{low}' goes in.", "ab {low}"
+    )
     spending_cap: str = label(
         "spending_cap",
         "Follows the cost line of a unit with a spending cap; '{cap}' and '{currency}' go in.",
@@ -957,7 +960,9 @@ class WeaponOption(Record):
     weapons: tuple[str, ...] = field(default=(), metadata=doc("Single weapons to choose from."))
     models: Literal["one", "any", "all"] | None = field(default=None, metadata=doc("Which models the choice is for."))
     min: int = field(default=0, metadata=doc("Least weapons chosen.", least=0))
-    max: int = field(default=1, metadata=doc("Most weapons chosen.", least=0))
+    max: int | None = field(
+        default=1, metadata=doc("Most weapons chosen; null where the rules set no number (any number may be chosen).", least=0)
+    )
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -14,16 +14,19 @@ from .model import CostRules, Model, ProfileValue, Swap, Unit, UnitUpgrades, Uni
 
 @dataclass(frozen=True)
 class CostRange:
-    """The cheapest and dearest legal form of something, in the module's currency."""
+    """The cheapest and dearest legal form of something, in the module's currency.
+
+    `high` is None when there is no dearest form: a choice of any number of weapons.
+    """
 
     low: int
-    high: int
+    high: int | None
 
     def __add__(self, other: CostRange) -> CostRange:
-        return CostRange(self.low + other.low, self.high + other.high)
+        return CostRange(self.low + other.low, None if self.high is None or other.high is None else self.high + other.high)
 
     def times(self, low: int, high: int) -> CostRange:
-        return CostRange(self.low * low, self.high * high)
+        return CostRange(self.low * low, None if self.high is None else self.high * high)
 
     def __str__(self) -> str:
         return str(self.low) if self.low == self.high else f"{self.low}–{self.high}"
@@ -109,7 +112,8 @@ def unit_cost(
         total = total + upgrade_choices(unit.upgrades, low_n, high_n, upgrade)
     if unit.spending_cap_own_cost:
         # No model spends more on its gear than it costs itself.
-        total = CostRange(total.low, min(total.high, 2 * max(costs) * high_n))
+        most = 2 * max(costs) * high_n
+        total = CostRange(total.low, most if total.high is None else min(total.high, most))
     return total
 
 
@@ -136,7 +140,7 @@ def weapon_choices(
         costs = [p for name in option.lists if (wl := weapon_list(name)) is not None for p in _points(wl.weapons)]
         costs += _points(w for name in option.weapons if (w := weapon(name)) is not None)
         if costs:
-            total = total + CostRange(min(costs) * option.min, max(costs) * option.max)
+            total = total + CostRange(min(costs) * option.min, None if option.max is None else max(costs) * option.max)
     return total
 
 

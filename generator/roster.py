@@ -389,7 +389,7 @@ def _reading(weapons: dict[str, Any], fixed: list[str], way: list[tuple[str, tup
                 problems.append(("roster-swap-gives-up", values))
             made.append(j)
     for i, option in enumerate(options):
-        if usage[i] > option["max"]:
+        if option["max"] is not None and usage[i] > option["max"]:
             problems.append(("roster-option-max", {"count": usage[i], "option": option["label"], "max": option["max"]}))
         if usage[i] < option["min"] and option["models"] != "one":
             problems.append(("roster-option-min", {"count": usage[i], "option": option["label"], "min": option["min"]}))
@@ -412,7 +412,7 @@ def _give_up(swap: dict[str, Any], carried: list[str], options: list[dict[str, A
         carried.remove(str(k))
     places = [i for i, o in enumerate(options) if set(o["weapons"]) & set(swap["in_place_of"])]
     if places:
-        usage[next((i for i in places if usage[i] < options[i]["max"]), places[0])] += 1
+        usage[next((i for i in places if options[i]["max"] is None or usage[i] < options[i]["max"]), places[0])] += 1
     return True
 
 

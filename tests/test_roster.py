@@ -729,3 +729,26 @@ def test_words_from_data_are_put_in_as_written_never_read_as_placeholders(tmp_pa
     code, out = run(capsys, path, project=project)
     assert f"{path}:3:1: error[roster-per-army-min]: the gang {{unit}} {{foo}} lacks 2 'Hired Guns' (0); {{foo}}" in out, out
     assert code == 1
+
+
+SCRAPLANDS_TWO_WEAPONS = """\
+format_version: 1
+module: scraplands
+list: Building a Team
+units:
+  - unit: Cars
+    models:
+      - {model: Wreck, weapons: [Light Machine Gun, Caltrops]}
+"""
+
+
+def test_a_choice_with_no_most_takes_any_number_of_weapons(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Scraplands sets no number of weapons per car (`max: null`): a front gun and Caltrops pass, within the credits;
+    a Truck loaded past its 250 credits is still refused, by the budget and not by a count."""
+    code, out = run(capsys, roster(tmp_path, SCRAPLANDS_TWO_WEAPONS))
+    assert out[-1] == "no problems found", out
+    assert code == 0
+    heavy = SCRAPLANDS_TWO_WEAPONS.replace("Wreck, weapons: [Light Machine Gun, Caltrops]", "Truck, weapons: [Minigun, Caltrops, Caltrops]")
+    code, out = run(capsys, roster(tmp_path, heavy, "heavy.yaml"))
+    assert [line.split("error[")[1].split("]")[0] for line in out if "error[" in line] == ["roster-item-budget"], out
+    assert code == 1

@@ -247,7 +247,7 @@
     var places = [];
     options.forEach(function (o, i) { if (intersects(o.weapons, swap.in_place_of)) places.push(i); });
     if (places.length) {
-      var room = places.filter(function (i) { return usage[i] < options[i].max; });
+      var room = places.filter(function (i) { return options[i].max === null || usage[i] < options[i].max; });
       usage[room.length ? room[0] : places[0]] += 1;
     }
     return true;
@@ -276,7 +276,7 @@
       made.push(w.k);
     });
     options.forEach(function (o, i) {
-      if (usage[i] > o.max) problems.push(["roster-option-max", { count: usage[i], option: o.label, max: o.max }]);
+      if (o.max !== null && usage[i] > o.max) problems.push(["roster-option-max", { count: usage[i], option: o.label, max: o.max }]);
       if (usage[i] < o.min && o.models !== "one") problems.push(["roster-option-min", { count: usage[i], option: o.label, min: o.min }]);
     });
     var given = fixed.slice();

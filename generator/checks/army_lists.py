@@ -129,7 +129,7 @@ def _unit_shape(unit: Unit) -> Iterator[Problem]:
     for option in unit.weapons.options if unit.weapons else ():
         if not option.lists and not option.weapons:
             yield error(option.loc, "empty-option", f"{where}: a weapon option needs 'lists' or 'weapons'")
-        if option.min > option.max:
+        if option.max is not None and option.min > option.max:
             yield error(option.loc, "range", f"{where}: a weapon option asks for at least {option.min} but at most {option.max}")
 
 
