@@ -9,7 +9,9 @@ faction section per army list (units with profile tables, a weapon table and a g
 repeating the same table names), and a page of prose per rules section with a special rules table and a
 roll table. It is imported with the real `cadence import` into a fresh copy of the mini fixture, in a
 fresh process exec'd from `bench/_spawn.py`, so the peak RSS is the import's own. A cost linear in the
-input shows as a steady time and memory per MB across the sizes.
+input shows as a steady time and memory per MB across the sizes. At 10 MB this module's rules and roll tables
+would make a module.yaml over the loader's 2 MiB: the import refuses it before writing (exit 1), and that row
+measures the refusal. Results: bench/results/import-large.md.
 """
 
 from __future__ import annotations

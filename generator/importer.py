@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from .catalogue import Project, RuleUse, walk_sections
+from .loader import MAX_FILE_BYTES, MAX_NODES
 from .model import Column, Labels, slugify
 from .paths import unsafe_reason
 from .problems import Location, Problem, Severity, error, position, warning
@@ -604,11 +605,29 @@ class Importer:
         pages, lists, contents = self.pages(top)
         module = self.module(top, pages)
         folder = data / self.module_id
-        plan = [(folder / "module.yaml", _yaml_text({"module": module}, depth=2), top.line)]
+        plan = [(folder / "module.yaml", self.data_file(folder / "module.yaml", {"module": module}, top.line), top.line)]
         for page, body in lists.items():
-            plan.append((folder / f"{page.split('/', 1)[1]}.yaml", _yaml_text({"army_list": body}, depth=2), self.page_lines[page]))
+            path, line = folder / f"{page.split('/', 1)[1]}.yaml", self.page_lines[page]
+            plan.append((path, self.data_file(path, {"army_list": body}, line), line))
         plan.extend((content / f"{page}.md", markdown, self.page_lines[page]) for page, markdown in contents.items())
         return plan
+
+    def data_file(self, path: Path, body: dict[str, Any], line: int) -> str:
+        """A data file's text; an error at the section it comes from when the loader would refuse it for its size.
+
+        A module's special rules and tables all live in its one module file, and a list's sections in its one
+        file: the data cannot be spread over more files, so a source that makes one too large is refused."""
+        text = _yaml_text(body, depth=2)
+        size = len(text.encode("utf-8"))
+        values = _values(body) if len(text) > MAX_NODES else 0  # each value takes a character of the text at least
+        if size > MAX_FILE_BYTES or values > MAX_NODES:
+            shown = f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
+            held = f"{size:,} bytes" if size > MAX_FILE_BYTES else f"{values:,} values"
+            limit = f"{MAX_FILE_BYTES:,} bytes (2 MiB)" if size > MAX_FILE_BYTES else f"{MAX_NODES:,} values"
+            message = f"{shown} would hold {held}; the checker reads a data file of at most {limit}"
+            hint = "split the source into several modules, a Markdown file each, and import each with its own --id"
+            self.result.problems.append(error(Location(self.rel, line, 1), "import-too-large", message, hint))
+        return text
 
     def module(self, top: Node, pages: list[str]) -> dict[str, Any]:
         """The module file's body, once every page is read (rules are settled from their uses)."""
@@ -796,6 +815,19 @@ def _flow(dumper: yaml.SafeDumper, value: Flow) -> yaml.Node:
 
 _Dumper.add_multi_representer(str, _str)  # also the loader's LocStr, which carries a source position
 _Dumper.add_representer(Flow, _flow)
+
+
+def _values(body: Any) -> int:
+    """How many values the loader counts in a body (every mapping, list and scalar; keys are not values)."""
+    count, waiting = 0, [body]
+    while waiting:
+        value = waiting.pop()
+        count += 1
+        if isinstance(value, dict):
+            waiting.extend(value.values())
+        elif isinstance(value, list):
+            waiting.extend(value)
+    return count
 
 
 def _yaml_text(body: dict[str, Any], depth: int) -> str:

@@ -8,12 +8,13 @@ the few problems found, after the checks: the value is never mapped for texts th
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from pathlib import Path
 
 import yaml
 
-from .problems import Location, Problem, position
+from .problems import Location, Problem
 from .untrusted import SAFE_LOADER
 
 _SPACE = " \t\r\n"
@@ -27,18 +28,33 @@ def pinpoint(root: Path, problems: list[Problem]) -> list[Problem]:
     The offset was found in the file as the check read it, in this same run: the file is the one walked."""
     if not any(p.offset >= 0 for p in problems):
         return problems
-    files: dict[str, tuple[str, dict[tuple[int, int], str]] | None] = {}
+    files: dict[str, _Read | None] = {}
 
-    def scalars(path: str) -> tuple[str, dict[tuple[int, int], str]] | None:
+    def scalars(path: str) -> _Read | None:
         if path not in files:
             try:
                 text = (root / path).read_text(encoding="utf-8")
-                files[path] = (text, _scalars(text))
+                files[path] = (text, _scalars(text), line_starts(text))
             except (OSError, UnicodeDecodeError, yaml.YAMLError):
                 files[path] = None
         return files[path]
 
     return [_pinned(p, scalars(p.location.path)) if p.offset >= 0 else p for p in problems]
+
+
+#: A file as it is walked: its text, each scalar's value by where it is written, and where each line starts.
+_Read = tuple[str, dict[tuple[int, int], str], list[int]]
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset each line of `text` starts at: found once per file, so placing each of its many problems
+    costs a search, not a walk over the file up to it."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
 
 
 def _scalars(text: str) -> dict[tuple[int, int], str]:
@@ -51,23 +67,26 @@ def _scalars(text: str) -> dict[tuple[int, int], str]:
     return found
 
 
-def _pinned(problem: Problem, read: tuple[str, dict[tuple[int, int], str]] | None) -> Problem:
+def _pinned(problem: Problem, read: _Read | None) -> Problem:
     loc = problem.location
     value = read[1].get((loc.line, loc.column)) if read else None
-    found = position_in_scalar(read[0], loc.line, loc.column, value, problem.offset) if read and value is not None else None
+    found = position_in_scalar(read[0], loc.line, loc.column, value, problem.offset, read[2]) if read and value is not None else None
     where = Location(loc.path, *found) if found else loc
     return dataclasses.replace(problem, location=where, offset=-1)
 
 
-def position_in_scalar(source: str, line: int, column: int, value: str, offset: int) -> tuple[int, int] | None:
+def position_in_scalar(
+    source: str, line: int, column: int, value: str, offset: int, starts: list[int] | None = None
+) -> tuple[int, int] | None:
     """(line, column) in `source` of `value[offset]`, `value` being the YAML scalar written at (`line`,
-    `column`); None when the walk meets anything it does not read (an escape sequence)."""
+    `column`); None when the walk meets anything it does not read (an escape sequence). `starts` are the
+    source's `line_starts`, given by a caller placing many problems in one file."""
     if not 0 <= offset < len(value):
         return None
-    lines = source.split("\n")
-    if not 1 <= line <= len(lines) or column < 1:
+    starts = line_starts(source) if starts is None else starts
+    if not 1 <= line <= len(starts) or column < 1:
         return None
-    at = sum(len(text) + 1 for text in lines[: line - 1]) + column - 1
+    at = starts[line - 1] + column - 1
     quote = source[at] if at < len(source) and source[at] in _QUOTES else ""
     if at < len(source) and source[at] in _BLOCK:  # `>-` or `|`: the text starts on the next line
         at = source.find("\n", at)
@@ -78,7 +97,8 @@ def position_in_scalar(source: str, line: int, column: int, value: str, offset: 
     walked = _walk(source, at, value, offset, quote)
     if walked is None:
         return None
-    return position(source, walked)
+    row = bisect.bisect_right(starts, walked)  # the line holding `walked`, as problems.position counts it
+    return row, walked - starts[row - 1] + 1
 
 
 def _walk(source: str, at: int, value: str, offset: int, quote: str) -> int | None:

@@ -341,3 +341,27 @@ def test_a_large_module_of_many_sections_imports_with_each_rule_shown_once(tmp_p
     assert "id: weapons-1999" in weapons  # the 2000th "Weapons" table, numbered as the first 1999 left it
     assert not [line for line in result.stdout.splitlines() if ": error[" in line]
     assert result.returncode == 0
+
+
+def test_a_module_whose_module_file_the_loader_would_refuse_is_refused_up_front(tmp_path: Path) -> None:
+    """A module's special rules and tables all live in its module.yaml: rules whose texts come to more than the
+    loader reads in one data file (2 MiB) are refused before anything is written, in one error at the title,
+    rather than written as a file that `cadence check` and the build then refuse."""
+    project = copy_project(MINI, tmp_path / "mini")
+    rows = "".join(f"| Rule {n} | {'The model ignores its first pin and holds. ' * 12} |\n" for n in range(4500))
+    text = f"# Huge\n\nA module of very many rules.\n\n## Rules\n\n| Rule | Description |\n|---|---|\n{rows}"
+    assert len(text) < 2 * 1024 * 1024 * 1.2  # about the size of the limit: the module file outgrows the source
+    source = write_source(tmp_path, "huge.md", text)
+    before = hashes(project)
+    result = run_import(project, source)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1
+    located = [line for line in result.stdout.splitlines() if LOCATED.match(line) and ": error[" in line]
+    assert len(located) == 1, result.stdout  # the import's warnings (each rule's kind) are told as well
+    assert re.fullmatch(
+        r"huge\.md:1:1: error\[import-too-large\]: data/huge/module\.yaml would hold [\d,]+ bytes; the checker reads a data "
+        r"file of at most 2,097,152 bytes \(2 MiB\) \(hint: split the source into several modules, a Markdown file each, "
+        r"and import each with its own --id\)",
+        located[0],
+    ), located[0]
+    assert hashes(project) == before

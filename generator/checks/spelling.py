@@ -200,7 +200,10 @@ def _data_spelling(run: CheckRun, records: list[Any]) -> Iterator[Problem]:
             yield warning(at(text, owner), "spelling", f"'{word}' is not a known word", _spelling_hint(word), offset=offset)
 
 
+@lru_cache(maxsize=4096)
 def _spelling_hint(word: str) -> str:
+    """The hint for an unknown word, found once per word: a large module repeats one misspelling on every page,
+    and each correction is a search of the dictionary (a hundredth of a second)."""
     guess = english_dictionary().correction(word.lower())
     if guess and guess != word.lower():
         return f"did you mean '{guess}'? If '{word}' is right, add it to data/words.txt"

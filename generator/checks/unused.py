@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..catalogue import ListEntry, Project, walk_sections
+from ..catalogue import ListEntry, walk_sections
 from ..model import slugify
 from ..problems import Problem, warning
 from .base import CheckRun
@@ -19,8 +19,9 @@ def check_unused(run: CheckRun) -> Iterator[Problem]:
     for ref in run.resolved.names:
         if ref.table in used:
             used[ref.table].update(id(item) for item in ref.items)
+    libraries = {key for other in project.lists for key in other.army_list.uses}  # once: not per list
     for entry in project.lists:
-        if _offers_options(project, entry):
+        if entry.key not in libraries and _offers_options(entry):
             yield from _unused_blocks(entry, used)
     rules = set(run.resolved.rule_usage)
     for scope in project.scopes.values():
@@ -32,10 +33,8 @@ def check_unused(run: CheckRun) -> Iterator[Problem]:
                 yield warning(rule.loc, "unused", f"special rule '{rule.name}' is defined in {scope.title} but nothing uses it")
 
 
-def _offers_options(project: Project, entry: ListEntry) -> bool:
-    """Whether a list's units choose weapons or upgrades at all (lists other lists use are libraries)."""
-    if any(entry.key in other.army_list.uses for other in project.lists):
-        return False
+def _offers_options(entry: ListEntry) -> bool:
+    """Whether a list's units choose weapons or upgrades at all (lists other lists use are libraries, not asked)."""
     return any(
         (s.unit is not None and (s.unit.weapons is not None or s.unit.upgrades is not None)) or s.built_model is not None
         for s in walk_sections(entry.army_list.sections)

@@ -17,7 +17,7 @@ from ..layout import Directive, SiteMap, build_site_map, find_directives, genera
 from ..model import Record, SpecialRule, slugify
 from ..points import BuiltProfile
 from ..problems import Location, Problem
-from .content import bind_directive, content_links, page_links, page_scope
+from .content import bind_directive, content_links, listed_pages, page_links, page_scope
 from .data import bind_data
 from .links import Site
 from .refs import CategoryRef, DirectiveBinding, ModelRef, NameRef, PageLink, PageRef, RuleRef
@@ -105,7 +105,8 @@ def resolve(project: Project, content: Mapping[str, str], content_dir: str = "co
     anchors = _anchors(content, site_map)
     site = Site(all_pages, files, anchors)
     data = bind_data(project, site)
-    scopes = {page: page_scope(project, page) for page in content}
+    listing = listed_pages(project)
+    scopes = {page: page_scope(project, page, listing) for page in content}
     directives: dict[str, tuple[DirectiveBinding, ...]] = {}
     rules = list(data.rules)
     links: list[PageLink] = list(data.page_links)

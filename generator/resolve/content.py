@@ -7,7 +7,7 @@ binding, so an option the checker accepts is one the renderer can use, and the o
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import PurePosixPath
 from typing import get_args
 
@@ -26,19 +26,30 @@ RULE_ORDERS = ("name", "source")
 HEADING_LEVELS = range(2, 7)  # the page's title is its one level-1 heading
 
 
-def page_scope(project: Project, page: str) -> str | None:
+def page_scope(project: Project, page: str, listing: Mapping[str, str] | None = None) -> str | None:
     """The scope a hand-written page's [[links]] and rules are read in, decided in this one place.
 
-    A page listed in a module's `pages` belongs to that module; else a page in a module's folder
-    does; else the page reads the core rules. Only a project without core rules leaves a page with none.
+    A page listed in a module's `pages` belongs to that module (the first that lists it); else a page in a
+    module's folder does; else the page reads the core rules. Only a project without core rules leaves a page
+    with none. `listing` is `listed_pages(project)`, given by a caller asking for every page.
     """
-    for module in project.modules.values():
-        if page in module.pages:
-            return module.id
+    listed = (listing if listing is not None else listed_pages(project)).get(page)
+    if listed is not None:
+        return listed
     folder = PurePosixPath(page).parts[0]
     if folder in project.modules:
         return folder
     return project.core_scope.key if project.core_scope else None
+
+
+def listed_pages(project: Project) -> dict[str, str]:
+    """Each page a module lists, with the first module that lists it: made once, so placing every page of a
+    module of thousands is a look-up each, not a search of every module's pages."""
+    listing: dict[str, str] = {}
+    for module in project.modules.values():
+        for path in module.pages:
+            listing.setdefault(path, module.id)
+    return listing
 
 
 def content_links(project: Project, page: str, text: str, scope: Scope | None, path: str) -> Iterator[RuleRef]:
