@@ -1264,6 +1264,6 @@ def test_halo_reinforcements_have_a_place_and_the_page_is_named_for_what_it_is(s
     expected = _shown(exports["halo-breakpoint"], _link_roster(played["link"]))
     expect(page.locator("#rb-total")).to_have_text(expected["total"])
     expect(page.locator("#rb-reserve")).to_have_text(expected["reserve"])
-    assert expected["reserve"] == f"{extra['name']}: 75 / 100 points" and expected["total"] == "Total: 75 / 300 points", expected
+    assert expected["reserve"] == f"{extra['name']}: 81 / 100 points" and expected["total"] == "Total: 81 / 300 points", expected
     expect(page.locator(".rb-status")).to_have_attribute("data-verdict", expected["verdict"])
     assert not problems.all(), problems.all()
