@@ -510,6 +510,7 @@ def builder_words(project: Project, module: Module) -> dict[str, str]:
     words["rules_used"] = module.terms.over(labels)["rules_used"]
     words["any_number"] = labels.any_number  # an open upper limit, as the at-a-glance table writes it
     words["budget"] = labels.budget  # the points field of a module with a budget and no game sizes
+    words["reinforcements"] = labels.reinforcements_points  # a unit held back: the most its module's reinforcements cost
     return words
 
 
@@ -541,10 +542,20 @@ def builder_modules(project: Project) -> list[Module]:
     return [m for m in project.ordered_modules() if buildable_lists(project, m)]
 
 
+def builder_name(project: Project, module: Module) -> str:
+    """What a module's builder page is called in the menu: the system's label, or the module's own word (its `terms`)."""
+    return module.terms.over(project.system.labels)["roster"]
+
+
+def builder_title(project: Project, module: Module) -> str:
+    """The title and heading of a module's builder page, in the system's words and the module's name for the page."""
+    return project.system.labels.say("module_roster", module=module.title, roster=builder_name(project, module))
+
+
 def builder_titles(project: Project, renderer: Any) -> None:
     """The builder pages' titles into the site map, before any page is rendered (pages and nav name them)."""
     for module in builder_modules(project):
-        renderer.map.titles[builder_page(module.id)] = project.system.labels.say("module_roster", module=module.title)
+        renderer.map.titles[builder_page(module.id)] = builder_title(project, module)
 
 
 def builder_outputs(project: Project, renderer: Any, cache: PageCache | None = None) -> tuple[dict[str, str], dict[str, str]]:
@@ -591,6 +602,7 @@ def _builder_page(project: Project, renderer: Any, module: Module, lists: list[L
         page,
         project.scopes[module.id],
         module=module,
+        title=builder_title(project, module),
         lists=lists,
         data_src=html.escape(relative_file(page, data_path), quote=True),
         script=html.escape(relative_file(page, BUILDER_SCRIPT), quote=True),

@@ -205,9 +205,13 @@ class Labels(Record):
     changes: str = label("changes", "Title of the recent changes page.", "Letzte Änderungen")
     licences: str = label("licences", "Title of the licences page.", "Lizenzen")
     about: str = label("about", "Menu section of the about pages and the licences.", "Über das Projekt")
-    roster: str = label("roster", "Navigation title of a module's army builder page.", "Armeeliste")
+    roster: str = label(
+        "roster", "Navigation title of a module's army builder page; a module's `terms` may name it otherwise.", "Armeeplaner"
+    )
     module_roster: str = label(
-        "module_roster", "Title of a module's army builder page; '{module}': the module's title.", "{module}: Armeeliste"
+        "module_roster",
+        "Title and heading of a module's army builder page; '{module}': the module's title, '{roster}': the page's name (`roster`).",
+        "{module}: {roster}",
     )
     not_found: str = label("not_found", "Heading of the page shown at an address where no page is.", "Seite nicht gefunden")
     not_found_text: str = label(
@@ -670,6 +674,7 @@ class Terms(Record):
     close: str | None = term("Button that closes a rule's pop-up.", "Done")
     jump: str | None = term("Label of an army list's quick links to its units.", "Units")
     army: str | None = term("What a roster of this module builds, in roster problems ('the gang costs…').", "gang")
+    roster: str | None = term("Name of the module's army builder page, in the menu and its title.", "Gang builder")
 
     def over(self, labels: Labels) -> dict[str, str]:
         """Every label, with this module's own words in place of the system's."""

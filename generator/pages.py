@@ -250,7 +250,7 @@ def navigation(project: Project, content: dict[str, str], titles: dict[str, str]
         if module.errata:
             section.append({text(labels.errata): f"{module.id}/errata.md"})
         if f"{module.id}/builder" in titles:  # the army builder, where the module has lists to build
-            section.append({text(labels.roster): f"{module.id}/builder.md"})
+            section.append({text(module.terms.over(labels)["roster"]): f"{module.id}/builder.md"})  # export.builder_name
         title = text(module.title)
         if module.core:
             nav.append({title: section})

@@ -200,7 +200,7 @@ def test_labels_name_the_navigation_and_the_page_headings(marked_sites: dict[str
     } <= menu
     headings = {
         "skirmish/errata.html": "⟦module_errata⟧ Skirmish",
-        "skirmish/builder.html": "⟦module_roster⟧ Skirmish",
+        "skirmish/builder.html": "⟦module_roster⟧ Skirmish ⟦roster⟧",
         "rules-index.html": "⟦rules_index⟧",
         "licences.html": "⟦licences⟧",
         "recent-changes.html": "⟦changes⟧",
@@ -211,6 +211,19 @@ def test_labels_name_the_navigation_and_the_page_headings(marked_sites: dict[str
         assert heading in pages[path].headings, (path, pages[path].headings)
         assert pages[path].title.startswith("⟦"), (path, pages[path].title)  # the browser tab too
     assert "⟦not_found⟧" in pages["404.html"].headings, pages["404.html"].headings  # the theme's page for no page
+
+
+def test_a_module_names_its_builder_page_in_its_own_terms(tmp_path: Path) -> None:
+    """The builder page was "Roster" in the menu and nothing called it an army builder: the system's label names it
+    ("Army builder" unless the system says otherwise, test_pipeline) and a module's `terms` may give it its own word,
+    in the menu, the heading and the browser tab alike (the every-field skirmish calls its rosters warbands)."""
+    project = copy_project(EVERY_FIELD, tmp_path / "project")
+    assert "roster: Warband builder" in (project / "data" / "skirmish" / "module.yaml").read_text(encoding="utf-8")
+    pages = build(project)
+    page = pages["skirmish/builder.html"]
+    assert "Warband builder" in {" ".join(title.split()) for title in page.menu}, page.menu
+    assert "Skirmish: Warband builder" in page.headings, page.headings
+    assert page.title.startswith("Skirmish: Warband builder"), page.title
 
 
 def test_every_english_default_is_a_label() -> None:

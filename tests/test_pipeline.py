@@ -230,13 +230,13 @@ def _title_and_heading(page: str) -> tuple[str, str] | None:
 
 def test_every_page_s_tab_title_is_its_heading(built_site: Path) -> None:
     """A browser tab (and a bookmark, and a shared link's preview) names the page as its heading does, even where
-    the menu calls it something shorter: "Overview", "Roster" and "Errata" would not say which game."""
+    the menu calls it something shorter: "Overview", "Army builder" and "Errata" would not say which game."""
     pages = [p for p in sorted(built_site.rglob("*.html")) if p.name != "404.html"]
     pairs = {p.relative_to(built_site).as_posix(): _title_and_heading(p.read_text(encoding="utf-8")) for p in pages}
     assert len([pair for pair in pairs.values() if pair]) >= 70, "too few pages with a title and a heading"
     differ = {path: pair for path, pair in pairs.items() if pair and pair[0] != pair[1]}
     assert not differ, f"tab titles that are not the page's heading: {differ}"
-    assert pairs["fracture/builder.html"] == ("Fracture: Roster", "Fracture: Roster")
+    assert pairs["fracture/builder.html"] == ("Fracture: Army builder", "Fracture: Army builder")
 
 
 def test_a_menu_group_s_landing_page_is_its_overview(built_site: Path) -> None:

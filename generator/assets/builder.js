@@ -612,6 +612,7 @@
       }
     });
     verdict.total = sum(kept, function (k) { return k.cost; });
+    verdict.reserve = reserve;
     if (!kept.length) verdict.add("error", "roster-empty", "units", {});
     checkPerArmy(army, taken, carried, verdict);
     checkArmy(army, building, roster, kept, currency, verdict, reserve);
@@ -645,7 +646,7 @@
     } else {
       evaluate(data, roster, verdict);
     }
-    return { total: verdict.total, unit_costs: verdict.unit_costs, problems: verdict.problems, roster: roster };
+    return { total: verdict.total, unit_costs: verdict.unit_costs, problems: verdict.problems, roster: roster, reserve: verdict.reserve || 0 };
   }
 
   // --- reading a roster file: bounded, and refused when a key is given twice (roster.check_roster_file) ---
@@ -1006,9 +1007,13 @@
   /** The total and every problem, announced as they change, and the notices of what a link or file lost. */
   Builder.prototype.status = function (result) {
     var currency = this.data.module.currency;
+    var unit = currency ? " " + currency.name : "";
+    var extra = (this.data.module.army_building || {}).reinforcements;
     var total = el("p", { class: "rb-total", id: "rb-total" });
-    total.textContent = this.word("total") + ": " + result.total + (this.roster.points !== null ? " / " + this.roster.points : "") + (currency ? " " + currency.name : "");
+    // Reinforcements are costed apart, within their own points: the total set against the game's points is the rest.
+    total.textContent = this.word("total") + ": " + (result.total - result.reserve) + (this.roster.points !== null ? " / " + this.roster.points : "") + unit;
     var status = el("div", { class: "rb-status", role: "status", "aria-live": "polite" }, [total]);
+    if (extra) status.appendChild(el("p", { class: "rb-total rb-reserve-total", id: "rb-reserve", text: extra.name + ": " + result.reserve + " / " + extra.points + unit }));
     var errors = result.problems.filter(function (p) { return p.code !== "roster-dropped"; });
     var list = el("ul", { class: "rb-problems", id: "rb-problems" });
     errors.forEach(function (p) {
@@ -1033,15 +1038,64 @@
     var add = el("button", { type: "button", id: "rb-add", class: "md-button", text: this.word("add") });
     add.addEventListener("click", function () {
       var unit = find(army.units, unitSelect.value);
-      var size = unit.composition.models;
-      var count = size && size.min !== null ? Math.max(size.min, 1) : 1;
-      self.roster.units.push({ unit: unit.name, models: [{ model: unit.models[0].name, count: count, weapons: [], upgrades: [] }] });
+      self.roster.units.push({ unit: unit.name, models: firstModels(army, unit) });
       self.change();
       var cards = root.querySelectorAll(".rb-unit h3");
       if (cards.length) cards[cards.length - 1].focus();
     });
     return el("div", { class: "rb-adder" }, [el("label", { for: "rb-unit", text: this.word("unit") }), unitSelect, add]);
   };
+
+  /** A new unit's model lines, the fewest its rules allow: each model it must have at its least (a sergeant the
+   * unit must have, never one it may), then the rest of its least size in the models it may have most of, the
+   * rank and file first; each line with the weapons and upgrades it must take. */
+  function firstModels(army, unit) {
+    var size = unit.composition.models;
+    var left = Math.max(size && size.min !== null ? size.min : 1, 1);
+    var lines = [];
+    function room(model) {
+      var limit = unit.composition.limits.filter(function (l) { return norm(l.model) === norm(model.name); })[0];
+      return limit ? limit.max - limit.min : Infinity;
+    }
+    unit.composition.limits.forEach(function (l) {
+      var model = find(unit.models, l.model);
+      if (model && l.min > 0) lines.push({ model: model.name, count: l.min });
+      if (model && l.min > 0) left -= l.min;
+    });
+    unit.models.slice().sort(function (a, b) { return room(b) - room(a); }).forEach(function (model) {
+      var more = Math.min(left, room(model));
+      if (more <= 0) return;
+      var line = lines.filter(function (g) { return g.model === model.name; })[0];
+      if (line) line.count += more;
+      else lines.push({ model: model.name, count: more });
+      left -= more;
+    });
+    if (!lines.length) lines.push({ model: unit.models[0].name, count: 1 });
+    return lines.map(function (g) {
+      return { model: g.model, count: g.count, weapons: firstWeapons(army, unit.weapons), upgrades: firstUpgrades(army, unit, find(unit.models, g.model)) };
+    });
+  }
+
+  /** The weapons a model must choose: the least of each option for every model, up to the least the unit's
+   * models carry in all, each from its option's first. */
+  function firstWeapons(army, weapons) {
+    var out = [];
+    weapons.options.forEach(function (o) {
+      var least = o.min === null || o.models === "one" ? 0 : o.min;
+      for (var n = 0; n < least && o.weapons.length; n++) out.push(o.weapons[n % o.weapons.length]);
+    });
+    var least = weapons.total && weapons.total.min !== null ? weapons.total.min : 0;
+    var spare = weapons.options.filter(function (o) { return o.weapons.length && (o.max === null || o.max > (o.min || 0)); })[0];
+    for (var k = 0; out.length < least && spare && k < spare.weapons.length; k++) out.push(spare.weapons[k]);
+    return out.map(function (id) { return army.weapons[id].name; });
+  }
+
+  /** The upgrades a model must take: the least the unit asks of each model, from the first offered to it. */
+  function firstUpgrades(army, unit, model) {
+    var least = unit.upgrades.min || 0;
+    var offered = unit.upgrades.options.filter(function (o) { return offeredTo(o.models, model); }).map(function (o) { return o.upgrade; });
+    return offered.slice(0, least).map(function (id) { return army.upgrades[id].name; });
+  }
 
   /** Share, keep, open, print; copying the link says when it is done. */
   Builder.prototype.actions = function () {
@@ -1097,7 +1151,9 @@
       else delete entry.reinforcements;
       self.change();
     });
-    return el("div", { class: "rb-choice rb-reserve" }, [box, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + extra.points + ")" })]);
+    var currency = this.data.module.currency;
+    var most = this.say("reinforcements", { points: extra.points, currency: currency ? currency.name : this.data.module.terms.points_unit });
+    return el("div", { class: "rb-choice rb-reserve" }, [box, el("label", { for: "rb-" + i + "-reinforcements", text: extra.name + " (" + most + ")" })]);
   };
 
   Builder.prototype.unitCard = function (army, unit, entry, i, cost, terms, currency) {

@@ -9,13 +9,16 @@ database) and never shrinks: a disagreement is reported with the roster it was f
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import math
 import multiprocessing
+import os
 import re
 import subprocess
 import sys
+import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -1025,4 +1028,242 @@ def test_a_link_or_a_kept_roster_over_the_limits_is_refused_at_once(
     page.set_input_files("#rb-import", str(twice))
     expect(page.locator("#rb-notices")).to_have_text("list is given twice: which value is meant cannot be told")
     assert page.locator(".rb-unit").count() == 1
+    assert not problems.all(), problems.all()
+
+
+# --- issue #41 item 5: every unit can be added, and no sequence of clicks breaks the page or its verdict ----------
+
+#: Adds every unit of the list the page shows, each alone on an empty roster, through the page's own controls;
+#: returns, for each, the cards drawn, what the page failed with (if anything) and the roster it kept.
+ADD_EACH_ALONE = """(list) => {
+    const root = document.querySelector('[data-rules-builder]'), errors = [];
+    const caught = e => errors.push(String(e.message || e.reason));
+    addEventListener('error', caught);
+    const pick = (sel, value) => { const s = root.querySelector(sel); s.value = value; s.dispatchEvent(new Event('change')); };
+    pick('#rb-list', list);
+    const ids = [...root.querySelectorAll('#rb-unit option')].map(o => o.value), out = [];
+    for (const id of ids) {
+        pick('#rb-list', list);  // an empty roster of the list
+        pick('#rb-unit', id);
+        root.querySelector('#rb-add').click();
+        out.push({id: id, cards: root.querySelectorAll('.rb-unit').length, failed: !!root.querySelector('#rb-failed'),
+                  errors: errors.splice(0), roster: JSON.parse(JSON.stringify(window.cadenceBuilder.roster))});
+    }
+    removeEventListener('error', caught);
+    return JSON.stringify(out);
+}"""
+
+
+def _own_problems(verdict: dict[str, Any], index: int = 0) -> list[tuple[str, str, str]]:
+    """The problems inside a unit of the roster (its models, weapons, upgrades, size), not the army's: path, code, message."""
+    return [(p[0], p[1], p[3]) for p in verdict["problems"] if p[0] == f"units[{index}]" or p[0].startswith(f"units[{index}].")]
+
+
+def _unexplained(unit: dict[str, Any], entry: dict[str, Any], own: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The problems inside a unit added alone that its data does not explain. The data explains one thing: a model
+    whose cost the source does not print (`points: null`, the Squadrons ships) is a warning wherever it is taken,
+    alone or not; nothing else inside a unit can be wrong on its own (a unit taken only with another, `per_unit`, is
+    judged by the army, at the path `units`, not inside the unit)."""
+    unpriced = {m["name"] for m in unit["models"] if m["points"] is None}
+    lines = {f"units[0].models[{j}].model": line["model"] for j, line in enumerate(entry["models"])}
+    return [p for p in own if not (p[1] == "roster-unpriced" and lines.get(p[0]) in unpriced)]
+
+
+def test_every_unit_of_every_list_is_added_legal_alone(site: Browsing, exports: dict[str, ModuleExport]) -> None:
+    """Five Halo units (UNSC Marines, both ODST teams, Grunt Spec Ops, Jackal Infantry) came with their size's least
+    of their first model, a sergeant or leader a unit may have one of: three, illegal as soon as added. Each unit of
+    each list of each game is added alone to an empty roster: no page error, its card drawn, and nothing wrong inside
+    it, as `cadence roster` judges the roster the page kept."""
+    added, excused, wrong = 0, 0, []
+    for module_id, export in sorted(exports.items()):
+        page, problems = site.new_page()
+        open_builder(page, site.url(f"{module_id}/builder.html"))
+        for army in export.data["lists"]:
+            units = {u["id"]: u for u in army["units"]}
+            for got in json.loads(page.evaluate(ADD_EACH_ALONE, army["id"])):
+                unit = units[got["id"]]
+                assert got["cards"] == 1 and not got["failed"] and not got["errors"], (module_id, unit["name"], got)
+                own = _own_problems(verdict_of(export, got["roster"]))
+                excused += len(own) - len(_unexplained(unit, got["roster"]["units"][0], own))
+                if _unexplained(unit, got["roster"]["units"][0], own):
+                    wrong.append(f"{module_id} / {army['name']} / {unit['name']}: {own} ({json.dumps(got['roster']['units'])})")
+                added += 1
+        assert not problems.all(), (module_id, problems.all())
+        page.context.close()
+    print(f"{added} units added, each alone; {excused} warnings of a model with no printed cost")
+    assert added == sum(len(army["units"]) for export in exports.values() for army in export.data["lists"]) > 80
+    assert not wrong, "\n".join(wrong)
+
+
+#: Runs seeded sequences of a player's actions through the page's controls (the seed of each sequence makes it
+#: again): each starts from an empty roster of the first list, then clicks and picks at random among the controls
+#: on the page at that moment. After each sequence, what the page shows and keeps.
+PLAY = """([first, count, longest]) => {
+    const root = document.querySelector('[data-rules-builder]'), key = window.cadenceBuilder.storageKey;
+    if (!window.__played) {
+        window.__played = [];
+        addEventListener('error', e => window.__played.push('uncaught: ' + e.message));
+        addEventListener('unhandledrejection', e => window.__played.push('unhandled: ' + e.reason));
+        const said = console.error.bind(console);
+        console.error = (...a) => { window.__played.push('console: ' + a.join(' ')); said(...a); };
+    }
+    let state = 0;
+    const random = n => {  // mulberry32: small, seeded, the same in every browser
+        state = (state + 0x6D2B79F5) | 0;
+        let t = Math.imul(state ^ (state >>> 15), 1 | state);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+    };
+    const all = sel => [...root.querySelectorAll(sel)];
+    const text = sel => { const node = root.querySelector(sel); return node ? node.textContent : null; };
+    const one = list => list.length ? list[random(list.length)] : null;
+    const choose = (sel, log) => { const s = root.querySelector(sel); if (!s || !s.options.length) return null;
+        s.selectedIndex = random(s.options.length); s.dispatchEvent(new Event('change')); return log + ' ' + s.value; };
+    const click = (node, log) => { if (!node) return null; node.click(); return log + ' ' + node.id; };
+    const reload = () => { const b = new window.cadenceBuilder.constructor(root, window.cadenceBuilder.data);
+        window.cadenceBuilder = b; b.start(); return 'reload'; };
+    const actions = [
+        () => { const u = choose('#rb-unit', 'add'); root.querySelector('#rb-add').click(); return u; },
+        () => { const u = choose('#rb-unit', 'add'); root.querySelector('#rb-add').click(); return u; },
+        () => click(one(all('.rb-unit-head .rb-remove')), 'remove'),
+        () => { const c = one(all('.rb-unit input[type=number]')); if (!c) return null;
+            c.value = String(random(14)); c.dispatchEvent(new Event('change')); return 'count ' + c.id + '=' + c.value; },
+        () => click(one(all('.rb-unit input[type=checkbox][id*="-w-"]')), 'weapon'),
+        () => click(one(all('.rb-unit input[type=checkbox][id*="-w-"]')), 'weapon'),
+        () => click(one(all('.rb-unit input[type=checkbox][id*="-u-"]')), 'upgrade'),
+        () => click(one(all('.rb-unit input[type=checkbox][id$="-reinforcements"]')), 'reinforcements'),
+        () => { const s = one(all('.rb-unit select')); return s ? choose('#' + s.id, 'model ' + s.id) : null; },
+        () => click(one(all('.rb-unit .rb-more')), 'more'),
+        () => choose('#rb-list', 'list'),
+        () => choose('#rb-size', 'size'),
+        reload,
+    ];
+    const out = [];
+    for (let seed = first; seed < first + count; seed++) {
+        state = seed;
+        try { localStorage.removeItem(key); } catch (e) {}
+        history.replaceState(null, '', location.pathname);
+        reload();
+        const log = [], steps = 1 + random(longest);
+        for (let n = 0; n < steps; n++) { const did = actions[random(actions.length)](); if (did) log.push(did); }
+        root.querySelector('#rb-copy').click();  // the link a player would share: the roster judged below
+        const status = root.querySelector('.rb-status');
+        out.push({
+            seed: seed, log: log, errors: window.__played.splice(0),
+            link: location.hash, kept: localStorage.getItem(key),
+            verdict: status && status.getAttribute('data-verdict'),
+            total: text('#rb-total'), reserve: text('#rb-reserve'),
+            problems: [...root.querySelectorAll('#rb-problems li')].map(li => li.textContent).sort(),
+            cards: root.querySelectorAll('.rb-units > .rb-unit').length, failed: !!root.querySelector('#rb-failed'),
+            buttons: ['#rb-copy', '#rb-export', 'label[for=rb-import]', 'button#rb-print'].filter(s => !root.querySelector(s)),
+        });
+    }
+    return JSON.stringify(out);
+}"""
+
+SEQUENCES_PER_GAME = int(os.environ.get("CADENCE_PLAY_SEQUENCES", "1000"))
+LONGEST_SEQUENCE = 8
+
+
+def _link_roster(link: str) -> dict[str, Any]:
+    """The roster a share link holds, read here as the link format says (base64url JSON of
+    [format_version, module, list, points, [[unit, [[model, count, weapons, upgrades]], held back?]]]), not by
+    the page's own decoder."""
+    code = link.removeprefix("#r=")
+    version, module, army, points, units = json.loads(base64.urlsafe_b64decode(code + "=" * (-len(code) % 4)))
+    return {
+        "format_version": version,
+        "module": module,
+        "list": army,
+        "points": points,
+        "units": [
+            {"unit": u[0], "models": [dict(zip(("model", "count", "weapons", "upgrades"), g, strict=True)) for g in u[1]]}
+            | ({"reinforcements": True} if len(u) > 2 and u[2] == 1 else {})
+            for u in units
+        ],
+    }
+
+
+def _shown(export: ModuleExport, raw: dict[str, Any]) -> dict[str, Any]:
+    """What the page must show for a roster, as `cadence roster` judges it: its verdict, the problems (message and
+    hint) and its total, reinforcements apart, against the game's points."""
+    verdict = Verdict.of(export.data)
+    evaluate(export, normalise(raw, verdict), verdict)
+    result = verdict.as_json()
+    problems = [p for p in result["problems"] if p["code"] != "roster-dropped"]
+    held = sum(cost for cost, u in zip(result["unit_costs"], raw["units"], strict=True) if u.get("reinforcements"))
+    module = export.data["module"]
+    currency = f" {module['currency']['name']}" if module["currency"] else ""
+    extra = (module["army_building"] or {}).get("reinforcements")
+    return {
+        "verdict": "illegal" if any(p["severity"] == "error" for p in problems) else "legal",
+        "problems": sorted(p["message"] + (f" ({p['hint']})" if p.get("hint") else "") for p in problems),
+        "total": f"Total: {result['total'] - held}" + (f" / {raw['points']}" if raw["points"] is not None else "") + currency,
+        "reserve": f"{extra['name']}: {held} / {extra['points']}{currency}" if extra else None,
+        "cards": len(raw["units"]),
+    }
+
+
+def _check_played(export: ModuleExport, module_id: str, played: dict[str, Any]) -> None:
+    """One sequence's end: nothing failed, every control there, and the page says what `cadence roster` says."""
+    again = f"{module_id}: seed {played['seed']} (actions {played['log']})"
+    assert not played["errors"] and not played["failed"], f"{again}: {played['errors']}"
+    assert not played["buttons"], f"{again}: {played['buttons']} gone"
+    assert played["link"].startswith("#r=") and played["kept"] == played["link"][3:], f"{again}: the link and what is kept differ"
+    expected = _shown(export, _link_roster(played["link"]))
+    shown = {k: played[k] for k in ("verdict", "problems", "total", "reserve", "cards")}
+    assert shown == expected, f"{again}: the page shows\n{shown}\n`cadence roster` says\n{expected}"
+
+
+def test_random_sequences_of_clicks_never_break_the_page_or_its_verdict(site: Browsing, exports: dict[str, ModuleExport]) -> None:
+    """Seeded sequences of a player's actions (add, remove, count, weapon and upgrade ticks, reinforcements, model,
+    list and size switches, a reload of the page's roster) for every game: no page error, the cards and the Copy
+    link / Save / Open / Print buttons always there, and the verdict, problems and total the page shows equal to
+    what `cadence roster` decides about the roster the page's link holds. A failure names its seed and actions."""
+    started = time.monotonic()
+    base = int(os.environ.get("CADENCE_PLAY_SEED", "41005"))
+    batch, ran = 100, Counter[str]()
+    for module_id, export in sorted(exports.items()):
+        page, problems = site.new_page()
+        open_builder(page, site.url(f"{module_id}/builder.html"))
+        for first in range(base, base + SEQUENCES_PER_GAME, batch):
+            for played in json.loads(page.evaluate(PLAY, [first, batch, LONGEST_SEQUENCE])):
+                _check_played(export, module_id, played)
+                ran[module_id] += 1
+            link = page.evaluate("() => location.hash")
+            page.reload()  # a real reload now and then: the page comes back with the roster it kept
+            page.wait_for_selector("[data-rules-builder][data-ready=true]")
+            assert page.evaluate("() => location.hash") == link, f"{module_id}: a reload lost the roster (seed {first + batch - 1})"
+        assert not problems.all(), (module_id, problems.all())
+        page.context.close()
+        print(f"{module_id}: {ran[module_id]} sequences, {time.monotonic() - started:.0f} s so far", flush=True)
+    print(f"sequences run per game: {dict(ran)}, seeds from {base}, in {time.monotonic() - started:.0f} s")
+    assert all(n >= SEQUENCES_PER_GAME for n in ran.values()) and len(ran) == len(exports)
+
+
+def test_halo_reinforcements_have_a_place_and_the_page_is_named_for_what_it_is(site: Browsing, exports: dict[str, ModuleExport]) -> None:
+    """Halo may add up to 100 points of reinforcements, which `cadence roster` costs apart: a unit card holds it back
+    (worded from the labels, the most they may cost in the module's currency), and the status sets the army's total
+    against the game's points and the reinforcements' against their own, as the checker does; the army without them
+    was shown 380 / 300 with a legal verdict. The menu names the page an army builder (the system's label)."""
+    extra = exports["halo-breakpoint"].data["module"]["army_building"]["reinforcements"]
+    page, problems = site.new_page()
+    open_builder(page, site.url("halo-breakpoint/builder.html"))
+    assert page.locator(".md-nav__link", has_text=re.compile("^\\s*Army builder\\s*$")).count() >= 1, "the menu does not say Army builder"
+    assert page.title().startswith("Halo: Breakpoint: Army builder")
+    page.select_option("#rb-list", label="UNSC")
+    page.select_option("#rb-size", value="300")
+    for unit in ("ODST Combat Team", "ODST Combat Team", "UNSC Marines", "UNSC Marines"):
+        page.select_option("#rb-unit", label=unit)
+        page.click("#rb-add")
+    expect(page.locator("#rb-reserve")).to_have_text(f"{extra['name']}: 0 / {extra['points']} points")
+    expect(page.locator("label[for=rb-0-reinforcements]")).to_have_text(f"{extra['name']} (up to {extra['points']} points)")
+    page.check("#rb-0-reinforcements")
+    page.check("#rb-2-reinforcements")
+    played = {"link": page.evaluate("() => location.hash")}
+    expected = _shown(exports["halo-breakpoint"], _link_roster(played["link"]))
+    expect(page.locator("#rb-total")).to_have_text(expected["total"])
+    expect(page.locator("#rb-reserve")).to_have_text(expected["reserve"])
+    assert expected["reserve"] == f"{extra['name']}: 81 / 100 points" and expected["total"] == "Total: 81 / 300 points", expected
+    expect(page.locator(".rb-status")).to_have_attribute("data-verdict", expected["verdict"])
     assert not problems.all(), problems.all()
