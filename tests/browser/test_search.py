@@ -32,7 +32,8 @@ TARGETS = {"rule": 0.97, "unit": 0.95, "weapon": 0.95, "weapon list": 0.95, "upg
 # The waits the scripts below share, on the count of queries and answers `SEARCH_WORKER_WATCH` keeps. A query's
 # results are read once the worker has been asked since `before` (unless the page asks nothing for it) and has
 # answered every query, and two frames have passed for the page to draw the last answer: however slow the
-# machine, never sooner. Only a page stuck for two minutes ends a wait (false).
+# machine, never sooner. With `stray`, an answer the page never asked for (a broken worker's) ends a wait too.
+# Only a page stuck for two minutes ends a wait (false).
 WAITS = """
   const watch = window.searchWorkerWatch;
   const frame = () => new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
@@ -44,8 +45,9 @@ WAITS = """
     }
     return true;
   };
-  const answered = async (before, asking = true) => {
-    const done = await until(() => (!asking || watch.asked > before) && watch.answered >= watch.asked);
+  const answered = async (before, asking = true, stray = false) => {
+    const done = await until(() =>
+      (stray && watch.answered > watch.asked) || ((!asking || watch.asked > before) && watch.answered >= watch.asked));
     await frame();
     await frame();
     return done;
@@ -123,8 +125,8 @@ ZENSICAL_FIRST_TEXT = """() => {
 # Every result the Zensical dialog shows for a query, as a reader scrolls to the end of the list: the dialog asks
 # its worker for the next ten when the list's end comes into view, until it shows as many as it announces. Returns
 # the count the dialog announces, every result's location, in order, and how many of the words it marks as found
-# are empty. A scroll that brings no answer, or an answer that adds no result, ends the scrolling: the assertions
-# then show what the reader was left with.
+# are empty. A scroll that brings no answer, an answer that adds no result, or one the page did not ask for, ends
+# the scrolling: the assertions then show what the reader was left with.
 ZENSICAL_ALL_RESULTS = (
     """async ([query, root]) => {"""
     + WAITS
@@ -142,7 +144,7 @@ ZENSICAL_ALL_RESULTS = (
     const shown = options().length;
     before = watch.asked;
     options()[shown - 1].scrollIntoView();
-    if (!(await answered(before)) || options().length === shown) break;
+    if (!(await answered(before, true, true)) || options().length === shown) break;
   }
   const count = announced();
   const places = options().map(a => { const url = new URL(a.href); return url.pathname.slice(new URL(root).pathname.length) + url.hash; });
