@@ -482,9 +482,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: Seconds a served page may take to show what a test waits for: only a stuck server takes this long, a server on a
+#: busy machine (other tests' builds and browsers beside it) can take a minute or more to start or to rebuild.
+PATIENCE = 300
+#: The `cadence serve` process answering at each base URL, so that a wait ends as soon as its server has died.
+_SERVERS: dict[str, subprocess.Popen[bytes]] = {}
+
+
 def _get(url: str) -> str:
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with urllib.request.urlopen(url, timeout=60) as response:
             return str(response.read().decode("utf-8"))
     except (urllib.error.URLError, ConnectionError, TimeoutError):
         return ""
@@ -501,9 +508,12 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Pat
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         start_new_session=True,
     )
+    base = f"http://127.0.0.1:{port}"
+    _SERVERS[base] = process
     try:
-        yield project, f"http://127.0.0.1:{port}"
+        yield project, base
     finally:
+        del _SERVERS[base]
         process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=30)
@@ -512,11 +522,15 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Pat
             process.wait()
 
 
-def _wait_for(url: str, needle: str, timeout: float = 90) -> bool:
+def _wait_for(url: str, needle: str, timeout: float = PATIENCE) -> bool:
+    """Whether `url` comes to show `needle`: looked at until it does, its server dies, or `timeout` passes."""
+    server = next((process for base, process in _SERVERS.items() if url.startswith(f"{base}/")), None)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if needle in _get(url):
             return True
+        if server is not None and server.poll() is not None:
+            return False
         time.sleep(0.3)
     return False
 

@@ -28,6 +28,7 @@ from playwright.sync_api import (
     Response,
     Route,
     ViewportSize,
+    expect,
     sync_playwright,
 )
 
@@ -47,6 +48,39 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
+# How long a page action (a load, a click, a locator or a function waited for) or an `expect` may wait for its
+# event or state before the test gives up: only a stuck page takes a minute. Playwright's own bounds (5 s for
+# `expect`) end runs on a busy machine, where Chromium beside other tests' builds takes that long to draw a page.
+PATIENCE_MS = 60_000
+expect.set_options(timeout=PATIENCE_MS)
+
+# Counts the queries a page puts to its search worker and the worker's answers (`window.searchWorkerWatch`), so
+# that a test reads a query's results once they are drawn, not after a guess at how long that takes: Material's
+# worker and Zensical's answer each query (a message of type 2) with one result (type 3), or fail (type 4), in the
+# order asked. Put on every page before its scripts run; the sites' search.js wraps `postMessage` over it.
+SEARCH_WORKER_WATCH = """(() => {
+  const watch = window.searchWorkerWatch = { asked: 0, answered: 0 };
+  const heard = new WeakSet();
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message) {
+    if (!heard.has(this)) {
+      heard.add(this);
+      this.addEventListener("message", event => {
+        if (event.data && (event.data.type === 3 || event.data.type === 4)) watch.answered += 1;
+      });
+    }
+    if (message && message.type === 2) watch.asked += 1;
+    return post.apply(this, arguments);
+  };
+})();"""
+
+
+def wait_for_search_answers(page: Page) -> None:
+    """Wait until the page's search worker has answered every query typed so far (one at least), and the page
+    has had two frames to draw the last answer."""
+    page.wait_for_function("() => { const w = window.searchWorkerWatch; return w.asked > 0 && w.answered >= w.asked; }")
+    page.evaluate("() => new Promise(drawn => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(drawn, 0))))")
+
 
 # Material links the Roboto web font from Google Fonts and falls back to system fonts when it cannot
 # load. The test machine has no internet, so these (and only these) third-party requests are answered
@@ -204,8 +238,9 @@ class Browsing:
         self._contexts.append(context)
         problems = PageProblems(origin=self.base_url)
         context.route(lambda url: (urlsplit(url).hostname or "") in STUBBED_HOSTS, _stub_fonts(problems))
+        context.add_init_script(SEARCH_WORKER_WATCH)
         page = context.new_page()
-        page.set_default_timeout(15_000)
+        page.set_default_timeout(PATIENCE_MS)
         _watch(page, problems)
         return page, problems
 
@@ -236,7 +271,7 @@ def playwright_driver() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="session")
 def browser(playwright_driver: Playwright) -> Iterator[Browser]:
-    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, timeout=PATIENCE_MS)
     try:
         yield browser
     finally:

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import Browsing
+from .conftest import PATIENCE_MS, Browsing, wait_for_search_answers
 
 CADENCE_PAGES = [
     "index.html",
@@ -62,10 +62,12 @@ def open_search(page: Page, word: str) -> None:
     if material.count():
         material.click()
         page.keyboard.type(word, delay=20)
+        wait_for_search_answers(page)
         expect(page.locator("ol.md-search-result__list > li").first).to_be_visible()
     else:
         page.locator("button.md-search__button").click()
         page.keyboard.type(word, delay=20)
+        wait_for_search_answers(page)
         expect(page.locator("ol[role=listbox] a[role=option]").first).to_be_visible()
 
 
@@ -164,7 +166,7 @@ def test_every_zensical_search_result_is_reached_from_the_keyboard(zensical: Bro
     while seen[-1] < 24 and len(seen) < 80:  # past two loads of ten more
         page.keyboard.press("ArrowDown")
         with contextlib.suppress(PlaywrightTimeout):  # the list may scroll smoothly: give it a moment
-            page.wait_for_function(f"() => ({ACTIVE_OPTION})().inView", timeout=2000)
+            page.wait_for_function(f"() => ({ACTIVE_OPTION})().inView", timeout=PATIENCE_MS)
         state = page.evaluate(ACTIVE_OPTION)
         assert state["inView"] and state["focusInInput"], state
         seen.append(state["active"])

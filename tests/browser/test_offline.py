@@ -76,7 +76,7 @@ def dev_server() -> Iterator[str]:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600  # the whole site is built first: minutes on a busy machine
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import DESKTOP, PHONE, Browsing
+from .conftest import DESKTOP, PATIENCE_MS, PHONE, Browsing, wait_for_search_answers
 
 ARMY_LIST = "fracture/army-lists/sentinels.html"
 ERRATA = "fracture/errata.html"
@@ -378,6 +378,7 @@ def test_a_search_result_for_a_table_row_lands_below_the_game_switcher(site: Bro
         box = page.locator("input.md-search__input")
         box.fill("")
         box.press_sequentially(query, delay=20)
+        wait_for_search_answers(page)  # the whole query's results, not a first key's, are tapped
         page.locator(f"a.md-search-result__link[href*='#{anchor}']").first.tap()
         page.wait_for_url(re.compile(f"#{anchor}$"))
         row = page.locator(f"article [id='{anchor}']").locator("xpath=ancestor::tr")
@@ -387,7 +388,7 @@ def test_a_search_result_for_a_table_row_lands_below_the_game_switcher(site: Bro
                 "([id]) => { const r = document.getElementById(id).closest('tr').getBoundingClientRect();"
                 " const s = document.querySelector('.rules-games').getBoundingClientRect(); return r.top >= s.bottom - 1; }",
                 arg=[anchor],
-                timeout=3000,
+                timeout=PATIENCE_MS,
             )
         at, bar = row.bounding_box(), switcher.bounding_box()
         assert at is not None and bar is not None

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from .conftest import PHONE, Browsing, build_site, project_copy, serve
+from .conftest import PHONE, Browsing, build_site, project_copy, serve, wait_for_search_answers
 
 ARMY_LIST = "fracture/army-lists/sentinels.html"
 APPENDIX = "core-rules/special-rules-appendix.html"
@@ -75,6 +75,7 @@ def search(page: Page, query: str) -> Locator:
     box = page.locator("input.md-search__input")
     box.click()
     box.press_sequentially(query, delay=30)
+    wait_for_search_answers(page)  # the whole query's results, not a first key's
     items = page.locator("ol.md-search-result__list > li.md-search-result__item")
     expect(items.first).to_be_visible()
     return items

@@ -3,14 +3,16 @@ drawing it lets through shows on its page and runs nothing when opened on its ow
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Dialog
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..conftest import MINI, cadence_build, copy_project
 from ..svg_cases import DRAWING, HOSTILE, RUNS_ON_OPEN
-from .conftest import Browsing, serve
+from .conftest import PATIENCE_MS, Browsing, serve
 
 
 @pytest.mark.browser
@@ -30,8 +32,8 @@ def test_the_refused_svgs_run_script_when_opened_from_a_site(browser: Browser, t
         page.on("dialog", seen)
         for name in RUNS_ON_OPEN:
             before = len(ran)
-            page.goto(f"{url}{name}.svg", wait_until="load")
-            page.wait_for_timeout(200)
+            with contextlib.suppress(PlaywrightTimeout), page.expect_event("dialog", timeout=PATIENCE_MS):  # its alert
+                page.goto(f"{url}{name}.svg", wait_until="load")
             assert len(ran) > before, f"{name}.svg ran nothing"
         context.close()
 
