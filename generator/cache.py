@@ -393,8 +393,9 @@ def project_digest(root: Path, data_dir: str, content_dir: str, whole: Sequence[
     digest = hashlib.blake2b(generator_hash(), digest_size=_DIGEST)
     folders = [(data_dir, True), (content_dir, content_dir in whole), *((f, True) for f in whole if f not in (data_dir, content_dir))]
     try:
-        digest.update(b"mkdocs\0" + file_digest(os.path.join(top, "mkdocs.yml")))
-        targets = folder_targets(top)
+        config = file_digest(os.path.join(top, "mkdocs.yml"))
+        digest.update(b"mkdocs\0" + config)
+        targets = folder_targets(top, config)
         if targets is None:
             return None
         digest.update(targets)
@@ -420,11 +421,11 @@ _FOLDER_SETTING = re.compile(
 )
 
 
-def folder_targets(top: str) -> bytes | None:
-    """Where each folder mkdocs.yml names (or means by default) leads once its links are followed: the check
-    warns of one that leads outside the project, which a symbolic link can do while mkdocs.yml stays the same.
-    Read from the file's lines without the YAML parser; None (no answer kept) for a value it cannot take as a
-    plain path (a tag, an alias, a block scalar)."""
+#: The folders each mkdocs.yml names, by the digest of its bytes: a settled file is not read again (`file_digest`).
+_NAMED_FOLDERS: dict[bytes, list[tuple[bytes, str]] | None] = {}
+
+
+def _named_folders(top: str) -> list[tuple[bytes, str]] | None:
     with open(os.path.join(top, "mkdocs.yml"), "rb") as file:
         text = file.read()
     written: list[tuple[bytes, str]] = [(name, folder) for name, folder in FOLDER_SETTINGS.items() if folder]
@@ -434,6 +435,19 @@ def folder_targets(top: str) -> bytes | None:
             return None
         if value:
             written.append((found.group(1), value.decode("utf-8", "surrogateescape")))
+    return written
+
+
+def folder_targets(top: str, config: bytes) -> bytes | None:
+    """Where each folder mkdocs.yml names (or means by default) leads once its links are followed: the check
+    warns of one that leads outside the project, which a symbolic link can do while mkdocs.yml stays the same.
+    Read from the file's lines without the YAML parser, once per content of the file (`config`, its digest);
+    None (no answer kept) for a value it cannot take as a plain path (a tag, an alias, a block scalar)."""
+    if config not in _NAMED_FOLDERS:
+        _NAMED_FOLDERS[config] = _named_folders(top)
+    written = _NAMED_FOLDERS[config]
+    if written is None:
+        return None
     where = [f"{name.decode()}\0{folder}\0{os.path.realpath(os.path.join(top, folder))}" for name, folder in written]
     return ("\0targets\0" + "\0".join(where)).encode("utf-8", "surrogateescape")
 

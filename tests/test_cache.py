@@ -566,11 +566,12 @@ def test_an_erratum_patch_of_a_missing_file_is_a_located_error(tmp_path: Path, m
     else:
         monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
     module = project / "data" / "fracture" / "module.yaml"
-    patched = module.read_text(encoding="utf-8").replace("file: fracture/army-lists/marauders.yaml", "file: fracture/nowhere.yaml", 1)
-    module.write_text(patched, encoding="utf-8")  # line 78's patch
+    text = module.read_text(encoding="utf-8")
+    line = text[: text.index("file: fracture/army-lists/marauders.yaml")].count("\n") + 1  # the first patch's line
+    module.write_text(text.replace("file: fracture/army-lists/marauders.yaml", "file: fracture/nowhere.yaml", 1), encoding="utf-8")
     for _ in range(2):
         assert [str(p) for p in load_project(project).problems] == [
-            "data/fracture/module.yaml:78:15: error[missing]: erratum patch file 'fracture/nowhere.yaml' cannot be read: no such file"
+            f"data/fracture/module.yaml:{line}:15: error[missing]: erratum patch file 'fracture/nowhere.yaml' cannot be read: no such file"
         ]
 
 
