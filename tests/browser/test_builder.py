@@ -80,12 +80,13 @@ def _names(draw: st.DrawFn, pool: list[str], most: int) -> list[str]:
 
 def _by_the_book(draw: st.DrawFn, unit: dict[str, Any], army: dict[str, Any], spare: int = 2) -> list[str]:
     """Weapons as the options offer them: a count within each option's range (at most `spare` above its
-    least), drawn from it."""
+    least; an option with no most, `max: null`, is bounded by that alone), drawn from it."""
     names = []
     for option in unit["weapons"]["options"]:
         if option["models"] == "one" and _chance(draw, 50):
             continue
-        n = _int(draw, option["min"], min(option["max"], option["min"] + spare))
+        most = option["min"] + spare if option["max"] is None else min(option["max"], option["min"] + spare)
+        n = _int(draw, option["min"], most)
         names += [army["weapons"][k]["name"] for k in _some(draw, option["weapons"], n)]
     return names
 
