@@ -22,44 +22,16 @@ from generator.pages import generate, load_project
 from generator.search import name_key
 from generator.search_entries import Entry, search_entries
 
-from .conftest import PATIENCE_MS, REPO, Browsing
+from .conftest import REPO, Browsing
 
 WASTELAND = REPO / "examples" / "wasteland-tactics"
 
 #: Least precision at 1 per kind of name (the issue's targets).
 TARGETS = {"rule": 0.97, "unit": 0.95, "weapon": 0.95, "weapon list": 0.95, "upgrade": 0.95}
 
-# The waits the scripts below share, on the count of queries and answers `SEARCH_WORKER_WATCH` keeps. A query's
-# results are read once the worker has been asked since `before` (unless the page asks nothing for it) and has
-# answered every query, and two frames have passed for the page to draw the last answer: however slow the
-# machine, never sooner. With `stray`, an answer the page never asked for (a broken worker's) ends a wait too.
-# Only a page stuck for two minutes ends a wait (false).
-WAITS = """
-  const watch = window.searchWorkerWatch;
-  const frame = () => new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  const until = async test => {
-    const end = performance.now() + 120000;
-    while (!test()) {
-      if (performance.now() > end) return false;
-      await frame();
-    }
-    return true;
-  };
-  const answered = async (before, asking = true, stray = false) => {
-    const done = await until(() =>
-      (stray && watch.answered > watch.asked) || ((!asking || watch.asked > before) && watch.answered >= watch.asked));
-    await frame();
-    await frame();
-    return done;
-  };
-"""
-
-# Types each query's last key as a reader does (Material searches on keyup, when the query has changed) and
-# returns the location (site-relative path#anchor) of the best result once the worker's answer is drawn.
-FIRST_RESULTS = (
-    """async ([queries, root]) => {"""
-    + WAITS
-    + """
+# Types each query's last key as a reader does (Material searches on keyup), waits for the result
+# list to be redrawn and returns the location (site-relative path#anchor) of the best result.
+FIRST_RESULTS = """async ([queries, root]) => {
   const box = document.querySelector("input.md-search__input");
   const list = document.querySelector("ol.md-search-result__list");
   const best = () => {
@@ -75,34 +47,45 @@ FIRST_RESULTS = (
   };
   const out = [];
   for (const query of queries) {
-    const before = watch.asked, asking = box.value !== query;
+    // Material may draw a query's results in more than one change of the list (emptied, then filled): the
+    // results are read once the list has been still for 150 ms after its first change (at most 5 s).
+    const drawn = new Promise(resolve => {
+      let quiet = null;
+      const done = () => { seen.disconnect(); clearTimeout(limit); resolve(); };
+      const seen = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, 150); });
+      seen.observe(list, { childList: true, subtree: true, characterData: true });
+      const limit = setTimeout(done, 5000);
+    });
     box.value = query;
     box.dispatchEvent(new Event("input", { bubbles: true }));
     box.dispatchEvent(new KeyboardEvent("keyup", { bubbles: true, key: query.slice(-1) }));
-    if (!(await answered(before, asking))) throw new Error(`the search worker never answered ${JSON.stringify(query)}`);
+    await drawn;
+    await new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
     out.push([query, best()]);
   }
   return out;
 }"""
-)
 
 
-# Zensical's search dialog lives in an open shadow root; each query is set as its input's value (Zensical asks its
-# worker on every input), and the first result is read once the worker's answer is drawn.
-ZENSICAL_FIRST_RESULTS = (
-    """async ([queries, root]) => {"""
-    + WAITS
-    + """
+# Zensical's search dialog lives in an open shadow root; each query is set as its input's value, and the
+# first result is read once the dialog has been still for 150 ms after its first change (at most 3 s).
+ZENSICAL_FIRST_RESULTS = """async ([queries, root]) => {
   const host = [...document.querySelectorAll("*")].find(e => e.shadowRoot && e.shadowRoot.querySelector("dialog input"));
   const dialog = host.shadowRoot;
   const input = dialog.querySelector("dialog input");
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
   const out = [];
   for (const query of queries) {
-    const before = watch.asked;
+    const drawn = new Promise(resolve => {
+      let quiet = null;
+      const done = () => { seen.disconnect(); clearTimeout(limit); resolve(); };
+      const seen = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, 150); });
+      seen.observe(dialog, { childList: true, subtree: true, characterData: true, attributes: true });
+      const limit = setTimeout(done, 3000);
+    });
     setValue.call(input, query);
     input.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-    if (!(await answered(before))) throw new Error(`the search worker never answered ${JSON.stringify(query)}`);
+    await drawn;
     const first = dialog.querySelector("ol[role=listbox] a[role=option]");
     let location = null;
     if (first) {
@@ -113,7 +96,6 @@ ZENSICAL_FIRST_RESULTS = (
   }
   return out;
 }"""
-)
 
 # The text of the first result the Zensical dialog shows.
 ZENSICAL_FIRST_TEXT = """() => {
@@ -122,36 +104,33 @@ ZENSICAL_FIRST_TEXT = """() => {
 }"""
 
 
-# Every result the Zensical dialog shows for a query, as a reader scrolls to the end of the list: the dialog asks
-# its worker for the next ten when the list's end comes into view, until it shows as many as it announces. Returns
-# the count the dialog announces, every result's location, in order, and how many of the words it marks as found
-# are empty. A scroll that brings no answer, an answer that adds no result, or one the page did not ask for, ends
-# the scrolling: the assertions then show what the reader was left with.
-ZENSICAL_ALL_RESULTS = (
-    """async ([query, root]) => {"""
-    + WAITS
-    + """
+# Every result the Zensical dialog shows for a query, as a reader scrolls to the end of the list: the
+# dialog asks its worker for the next ten when the list's end comes into view. Returns the count the dialog
+# announces, every result's location, in order, and how many of the words it marks as found are empty.
+ZENSICAL_ALL_RESULTS = """async ([query, root]) => {
   const host = [...document.querySelectorAll("*")].find(e => e.shadowRoot && e.shadowRoot.querySelector("dialog input"));
   const dialog = host.shadowRoot;
   const input = dialog.querySelector("dialog input");
-  const announced = () => (dialog.textContent.match(/(\\d+) results/) || [])[1];
-  let before = watch.asked;
+  const still = () => new Promise(resolve => {
+    let quiet = setTimeout(done, 400);
+    const seen = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, 250); });
+    function done() { seen.disconnect(); resolve(); }
+    seen.observe(dialog, { childList: true, subtree: true, characterData: true });
+  });
   Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(input, query);
   input.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  await answered(before);
+  await still();
   const options = () => [...dialog.querySelectorAll("ol[role=listbox] a[role=option]")];
-  while (options().length > 0 && options().length < Number(announced())) {
-    const shown = options().length;
-    before = watch.asked;
+  for (let shown = -1; options().length !== shown && options().length > 0;) {
+    shown = options().length;
     options()[shown - 1].scrollIntoView();
-    if (!(await answered(before, true, true)) || options().length === shown) break;
+    await still();
   }
-  const count = announced();
+  const count = (dialog.textContent.match(/(\\d+) results/) || [])[1];
   const places = options().map(a => { const url = new URL(a.href); return url.pathname.slice(new URL(root).pathname.length) + url.hash; });
   const empty = [...dialog.querySelectorAll("ol[role=listbox] mark")].filter(mark => mark.textContent === "").length;
   return [count === undefined ? null : Number(count), places, empty];
 }"""
-)
 
 
 @dataclass
@@ -376,7 +355,7 @@ def test_zensical_search_keeps_every_result_once_when_the_worker_answers_the_ran
     served: list[str] = []
 
     def late(route: Route) -> None:
-        response = route.fetch(timeout=PATIENCE_MS)
+        response = route.fetch()
         body = response.text()
         assert body.startswith(ranking), "the ranking is not at the head of Zensical's worker"
         route.fulfill(response=response, body=ranking + "\n" + LATE_WORKER + body[len(ranking) :])
