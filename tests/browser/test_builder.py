@@ -331,6 +331,14 @@ def open_builder(page: Page, url: str) -> None:
     page.wait_for_selector("[data-rules-builder][data-ready=true]")
 
 
+def add_units(page: Page, army_list: str, units: tuple[str, ...]) -> None:
+    """Choose `army_list`, then add each unit named, as a player does with the list and unit choosers."""
+    page.select_option("#rb-list", label=army_list)
+    for unit in units:
+        page.select_option("#rb-unit", label=unit)
+        page.click("#rb-add")
+
+
 def compare_module(
     browser: Browser, base_url: str, module_id: str, export: ModuleExport, judged: tuple[list[dict[str, Any]], list[dict[str, Any]]]
 ) -> Counter[str]:
@@ -769,10 +777,7 @@ def test_a_ship_with_no_printed_cost_is_never_shown_as_free(site: Browsing, arti
     printed cost, on screen and on the printout, and the problems list names it; the Strike Fighter's does not."""
     page, problems = site.new_page(PHONE_390)  # type: ignore[arg-type]
     open_builder(page, site.url("squadrons/builder.html"))
-    page.select_option("#rb-list", label="Fractured Skies")
-    for unit in ("Strike Fighter", "Heavy Gunship"):
-        page.select_option("#rb-unit", label=unit)
-        page.click("#rb-add")
+    add_units(page, "Fractured Skies", ("Strike Fighter", "Heavy Gunship"))
     titles = page.locator(".rb-unit h3").all_inner_texts()
     assert titles == ["Strike Fighter — 35 points", "Heavy Gunship — 0 points + a model without a printed cost"]
     assert page.locator(".rb-card h3").all_inner_texts() == titles
@@ -887,10 +892,7 @@ def test_halo_weapons_team_is_added_without_breaking_the_page(site: Browsing) ->
     it threw `models.some is not a function`, and every card and the Copy link / Save / Open / Print buttons went."""
     page, problems = site.new_page(PHONE_390)  # type: ignore[arg-type]
     open_builder(page, site.url("halo-breakpoint/builder.html"))
-    page.select_option("#rb-list", label="UNSC")
-    for unit in ("UNSC Marines", "UNSC Marine Weapons Team"):
-        page.select_option("#rb-unit", label=unit)
-        page.click("#rb-add")
+    add_units(page, "UNSC", ("UNSC Marines", "UNSC Marine Weapons Team"))
     assert page.locator(".rb-unit").count() == 2
     for button in ("#rb-copy", "#rb-export", "label[for=rb-import]", "button#rb-print"):
         expect(page.locator(button)).to_be_visible()
